@@ -1,0 +1,3 @@
+from agentos.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,175 @@
+"""The active agent context: an ``agent.ini`` (if any), the host, and the components built from them.
+
+``acr`` and ``Agent`` read components from here, so ``acr.policy.random`` inside an agent's code is
+the very object the agent holds as ``self.policy``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+from .config import AgentConfig
+from .errors import ComponentLoadError, ConfigError, UsageError
+from .host import KINDS, ComponentHost, canonical_kind, normalize
+
+AGENT_INI_ENV = "AGENTOS_AGENT_INI"
+
+
+def find_agent_ini(start: str | None = None) -> str | None:
+    """``$AGENTOS_AGENT_INI``, else ``agent.ini`` in the current folder."""
+    path = os.environ.get(AGENT_INI_ENV)
+    if path:
+        return path
+    candidate = os.path.join(start or os.getcwd(), "agent.ini")
+    return candidate if os.path.isfile(candidate) else None
+
+
+class AgentContext:
+    """Components of one agent: which are defaults, their settings, and the built instances."""
+
+    def __init__(self, config: AgentConfig | None = None, host: ComponentHost | None = None):
+        self.config = config
+        self.host = host or ComponentHost()
+        self.instances: dict[tuple[str, str], object] = {}
+        if config is not None:
+            for (kind, _), comp in config.components.items():
+                if comp.source:
+                    self.host.add_local(kind, comp.name, comp.source, config.directory)
+
+    @classmethod
+    def from_path(cls, path: str | None) -> AgentContext:
+        return cls(AgentConfig.load(path) if path else None)
+
+    # -- names --------------------------------------------------------------------------------------
+    def default_name(self, kind: str) -> str | None:
+        """The default of a kind: from agent.ini, else the only installed one."""
+        kind = canonical_kind(kind)
+        if self.config is not None:
+            name = self.config.default(kind)
+            if name is not None:
+                return name
+        names = self.host.names(kind)
+        return names[0] if len(names) == 1 else None
+
+    def names(self, kind: str) -> list[str]:
+        return self.host.names(kind)
+
+    # -- building -----------------------------------------------------------------------------------
+    def get(self, kind: str, name: str | None = None):
+        """The shared instance of a component (the default one when ``name`` is None)."""
+        kind = canonical_kind(kind)
+        if name is None:
+            name = self.default_name(kind)
+            if name is None:
+                raise UsageError(f"no default {kind}: set one in agent.ini ([{kind}] default = NAME)")
+        spec = self.host.spec(kind, name)
+        if spec.key not in self.instances:
+            self.instances[spec.key] = self.create(kind, spec.name)
+        return self.instances[spec.key]
+
+    def create(self, kind: str, name: str, **overrides):
+        """A new instance built with agent.ini's settings (``overrides`` win)."""
+        kind = canonical_kind(kind)
+        spec = self.host.spec(kind, name)
+        factory = self.host.load(kind, spec.name)
+        comp = self.config.component(kind, spec.name) if self.config else None
+        settings = comp.kwargs() if comp else {}
+        settings.update(overrides)
+        return build(factory, settings, self._injected(kind), label=f"{kind}.{spec.name}",
+                     config=self.config, lines={k: s.line for k, s in comp.settings.items()} if comp else {})
+
+    def _injected(self, kind: str) -> dict:
+        """Objects offered to constructors that name them as parameters (built only if asked for)."""
+        if kind in ("policy", "trainer"):
+            return {
+                "observation_space": lambda: self.get("environment").observation_space,
+                "action_space": lambda: self.get("environment").action_space,
+            }
+        if kind == "agent":
+            return {
+                other: (lambda other=other: self.get(other) if self.default_name(other) else None)
+                for other in ("environment", "policy", "trainer")
+            }
+        return {}
+
+    def build_agent(self):
+        """The agent of this context, with its default components."""
+        if self.default_name("agent") is None:
+            from ._agent import Agent
+
+            return build(Agent, {}, self._injected("agent"), label="agent")
+        return self.get("agent")
+
+    def close(self) -> None:
+        for obj in self.instances.values():
+            close = getattr(obj, "close", None)
+            if callable(close) and not isinstance(obj, type):
+                try:
+                    close()
+                except Exception:
+                    pass
+        self.instances.clear()
+
+
+def build(factory, settings: dict, injected: dict, *, label: str, config=None, lines=None):
+    """Call ``factory`` with the settings, plus the injected objects it names as parameters."""
+    if not callable(factory):
+        if settings:
+            raise ConfigError(f"{label} is an object, not a class: it takes no settings", config and config.path)
+        return factory
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    named = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in settings:
+        if key not in params and not accepts_any:
+            from .host import did_you_mean
+
+            accepted = [n for n in named if n not in injected]
+            raise ConfigError(
+                f"unknown setting {key!r} for {label}{did_you_mean(key, accepted)} "
+                f"(accepted: {', '.join(accepted) or 'none'})",
+                config.path if config else None,
+                (lines or {}).get(key),
+            )
+    kwargs = {k: make() for k, make in injected.items() if k in params and k not in settings}
+    kwargs.update(settings)
+    try:
+        return factory(**kwargs)
+    except (UsageError, ComponentLoadError):
+        raise
+    except Exception as exc:
+        where = f" (settings from {config.path})" if config is not None and settings else ""
+        raise ComponentLoadError(f"{label} could not be created{where}: {type(exc).__name__}: {exc}") from exc
+
+
+_active: AgentContext | None = None
+
+
+def active_context() -> AgentContext:
+    """The process-wide context, made from the agent.ini found at first use."""
+    global _active
+    if _active is None:
+        _active = AgentContext.from_path(find_agent_ini())
+    return _active
+
+
+def use(path_or_context) -> AgentContext:
+    """Make an ``agent.ini`` (or a context) the active one, for ``acr`` and new agents."""
+    global _active
+    context = path_or_context if isinstance(path_or_context, AgentContext) else AgentContext.from_path(path_or_context)
+    _active = context
+    return context
+
+
+def reset_active() -> None:
+    global _active
+    if _active is not None:
+        _active.close()
+    _active = None
+
+
+__all__ = ["KINDS", "AgentContext", "active_context", "build", "find_agent_ini", "normalize", "use"]

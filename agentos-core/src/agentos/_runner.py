@@ -1,0 +1,97 @@
+"""``run_agent``: calls ``agent.advance()`` until each episode is done, and tells the hooks."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass
+class EpisodeResult:
+    episode_return: float
+    length: int
+
+
+@dataclass
+class Run:
+    """What hooks see of a run in progress."""
+
+    agent: object
+    mode: str = "run"  # "run" or "train"
+    seed: int | None = None
+    config_path: str | None = None
+    episodes: list[EpisodeResult] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    extra: dict = field(default_factory=dict)  # trackers keep their state here
+
+    @property
+    def steps(self) -> int:
+        return sum(e.length for e in self.episodes)
+
+    def summary(self, status: str = "finished") -> dict:
+        returns = [e.episode_return for e in self.episodes]
+        elapsed = time.perf_counter() - self.started
+        n = len(returns)
+        mean = sum(returns) / n if n else float("nan")
+        std = math.sqrt(sum((r - mean) ** 2 for r in returns) / n) if n else float("nan")
+        return {
+            "status": status,
+            "mode": self.mode,
+            "episodes": n,
+            "steps": self.steps,
+            "mean_return": mean,
+            "std_return": std,
+            "min_return": min(returns) if returns else float("nan"),
+            "max_return": max(returns) if returns else float("nan"),
+            "seconds": elapsed,
+            "steps_per_second": self.steps / elapsed if elapsed > 0 else float("nan"),
+        }
+
+
+def run_agent(agent, episodes: int = 1, *, seed: int | None = None, mode: str = "run",
+              config_path: str | None = None, on_episode=None) -> dict:
+    """Run ``episodes`` episodes of ``agent`` and return a summary dict.
+
+    The first episode's reset gets ``seed``; later resets continue the environment's random stream,
+    as Gymnasium recommends. ``on_episode(run, result)`` is called after each episode. Ctrl-C ends
+    the run early with ``status = "interrupted"``.
+    """
+    from .plugins import get_plugin_manager
+
+    hook = get_plugin_manager().hook
+    run = Run(agent=agent, mode=mode, seed=seed, config_path=config_path)
+    if seed is not None and agent.policy is not None:
+        agent.policy.seed(seed)
+    hook.agentos_run_start(run=run)
+    step_hook = hook.agentos_step if hook.agentos_step.get_hookimpls() else None
+    status = "finished"
+    try:
+        for episode in range(episodes):
+            agent.reset(seed=seed if episode == 0 else None)
+            hook.agentos_episode_start(run=run, episode=episode)
+            advance = agent.advance
+            if step_hook is None:
+                while not advance():
+                    pass
+            else:
+                while True:
+                    done = advance()
+                    step_hook(run=run, reward=agent.last_reward, done=done, info=agent.info)
+                    if done:
+                        break
+            result = EpisodeResult(agent.episode_return, agent.episode_length)
+            run.episodes.append(result)
+            hook.agentos_episode_end(
+                run=run, episode=episode, episode_return=result.episode_return, length=result.length, info=agent.info
+            )
+            if on_episode is not None:
+                on_episode(run, result)
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except BaseException:
+        hook.agentos_run_end(run=run, summary=run.summary("failed"))
+        raise
+    summary = run.summary(status)
+    hook.agentos_run_end(run=run, summary=summary)
+    return summary

@@ -1,0 +1,15 @@
+"""The Trainer abstraction: improves a policy from experience in an environment."""
+
+from __future__ import annotations
+
+
+class Trainer:
+    """Learning algorithms live in trainers; ``train`` changes ``policy`` in place.
+
+    ``callback(episode_return, length)`` is called at the end of every episode so that the host can
+    report progress and record the run; a trainer stops early when it returns False.
+    """
+
+    def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
+        """Train for ``episodes`` episodes or ``steps`` steps (whichever is given)."""
+        raise NotImplementedError(f"{type(self).__name__}.train()")

@@ -1,0 +1,26 @@
+"""Plain-text tables and numbers for the CLI (rich is imported only for progress bars)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def table(rows: list[dict], columns: list[tuple[str, str]], out=None) -> None:
+    """Print ``rows`` as aligned columns; ``columns`` are (key, heading) pairs."""
+    out = out or sys.stdout
+    cells = [[heading for _, heading in columns]] + [[str(row.get(key, "")) for key, _ in columns] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    for r in cells:
+        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+
+
+def dump_json(value) -> None:
+    json.dump(value, sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def number(value: float) -> str:
+    if value != value:  # NaN
+        return "-"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"

@@ -1,0 +1,164 @@
+"""A small INI document that keeps comments and layout when edited, and is saved atomically.
+
+``configparser`` drops comments on write; an ``agent.ini`` is edited by people and by tools, so
+edits here touch only the lines they change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+
+_SECTION_RE = re.compile(r"^\[\s*([^\]]+?)\s*\]\s*([;#].*)?$")
+_KEY_RE = re.compile(r"^([A-Za-z_][\w.\-]*)\s*[=:]\s?(.*)$")
+
+
+@dataclass
+class Entry:
+    key: str
+    raw: str  # the value text, inline comment removed
+    line: int  # 1-based line number in the file as read (0 for new entries)
+
+
+@dataclass
+class Section:
+    name: str
+    line: int
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+
+class IniDocument:
+    """Lines of an INI file plus an index of sections and keys."""
+
+    def __init__(self, text: str = "", path: str | None = None):
+        self.path = path
+        self.lines: list[str] = text.splitlines()
+        self.sections: dict[str, Section] = {}
+        self._parse()
+
+    @classmethod
+    def read(cls, path: str) -> IniDocument:
+        try:
+            with open(path, encoding="utf-8") as f:
+                return cls(f.read(), path)
+        except FileNotFoundError:
+            raise ConfigError("file not found", path) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read: {exc}", path) from None
+
+    def _parse(self) -> None:
+        self.sections = {}
+        current: Section | None = None
+        for number, text in enumerate(self.lines, start=1):
+            stripped = text.strip()
+            if not stripped or stripped[0] in "#;":
+                continue
+            if text[0].isspace():
+                raise ConfigError("unexpected indented line (values must fit on one line)", self.path, number)
+            match = _SECTION_RE.match(stripped)
+            if match:
+                name = match.group(1)
+                if name in self.sections:
+                    raise ConfigError(f"duplicate section [{name}]", self.path, number)
+                current = self.sections[name] = Section(name, number)
+                continue
+            match = _KEY_RE.match(stripped)
+            if not match:
+                raise ConfigError(f"cannot parse line: {stripped!r} (expected 'key = value')", self.path, number)
+            if current is None:
+                raise ConfigError("setting outside of any [section]", self.path, number)
+            key = match.group(1)
+            if key in current.entries:
+                raise ConfigError(f"duplicate key {key!r} in [{current.name}]", self.path, number)
+            current.entries[key] = Entry(key, strip_comment(match.group(2)), number)
+
+    # -- reading ------------------------------------------------------------------------------------
+    def get(self, section: str, key: str) -> Entry | None:
+        sec = self.sections.get(section)
+        return sec.entries.get(key) if sec else None
+
+    # -- editing (line-based, comments preserved) -------------------------------------------------
+    def set(self, section: str, key: str, value: str) -> None:
+        """Set ``key = value`` in ``section``, adding the section at the end when missing."""
+        line = f"{key} = {value}"
+        if section not in self.sections:
+            if self.lines and self.lines[-1].strip():
+                self.lines.append("")
+            self.lines += [f"[{section}]", line]
+        else:
+            entry = self.sections[section].entries.get(key)
+            if entry is not None:
+                self.lines[entry.line - 1] = line
+            else:
+                self.lines.insert(self._section_end(section), line)
+        self._parse()
+
+    def remove_key(self, section: str, key: str) -> None:
+        entry = self.get(section, key)
+        if entry is not None:
+            del self.lines[entry.line - 1]
+            self._parse()
+
+    def remove_section(self, section: str) -> None:
+        """Remove a section with its keys (and the blank lines that trail it)."""
+        sec = self.sections.get(section)
+        if sec is None:
+            return
+        start, end = sec.line - 1, self._section_end(section)
+        while end < len(self.lines) and not self.lines[end].strip():
+            end += 1
+        del self.lines[start:end]
+        self._parse()
+
+    def _section_end(self, section: str) -> int:
+        """Index just after the section's last key line."""
+        sec = self.sections[section]
+        last = max([sec.line] + [e.line for e in sec.entries.values()])
+        return last
+
+    # -- writing ------------------------------------------------------------------------------------
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+    def save(self, path: str | None = None) -> None:
+        atomic_write(path or self.path, self.text())
+
+
+def strip_comment(raw: str) -> str:
+    """Drop an inline ``# ...`` or ``; ...`` comment (preceded by whitespace, outside quotes)."""
+    quote = None
+    for i, ch in enumerate(raw):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "#;" and (i == 0 or raw[i - 1].isspace()):
+            return raw[:i].strip()
+    return raw.strip()
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Write a file so that readers see the old or the new content, never a mix."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

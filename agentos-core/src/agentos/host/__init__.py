@@ -1,0 +1,30 @@
+"""The component host: discovery from entry points, lazy loading, per-plugin errors."""
+
+from ._discovery import ComponentSpec, cache_dir, discover
+from ._host import DISABLE_ENV, ComponentHost, error_key, recorded_errors
+from ._names import (
+    KINDS,
+    canonical_kind,
+    did_you_mean,
+    distribution_name,
+    is_valid_name,
+    normalize,
+    parse_distribution_name,
+)
+
+__all__ = [
+    "DISABLE_ENV",
+    "KINDS",
+    "ComponentHost",
+    "ComponentSpec",
+    "cache_dir",
+    "canonical_kind",
+    "did_you_mean",
+    "discover",
+    "distribution_name",
+    "error_key",
+    "is_valid_name",
+    "normalize",
+    "parse_distribution_name",
+    "recorded_errors",
+]

@@ -1,0 +1,126 @@
+"""Find installed components from entry-point metadata, without importing them.
+
+Scanning every distribution's metadata costs tens of milliseconds, so the result is cached in a
+small JSON file keyed by the interpreter and the modification times of the ``sys.path`` folders:
+installing or removing any distribution changes its folder and so invalidates the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import asdict, dataclass
+
+from ._names import GROUP_PREFIX, KINDS, normalize
+
+_CACHE_FORMAT = 1
+_VALUE_RE = re.compile(r"^\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*\s*)?(\[[^\]]*\])?\s*$")
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """Everything known about a component before it is imported."""
+
+    kind: str
+    name: str
+    value: str  # "module:attribute", as in the entry point
+    package: str  # the distribution that provides it ("" for local components)
+    version: str
+    summary: str = ""
+    source: str = "entry-point"  # or "local" (agent.ini) or "registered" (acr.register)
+    problem: str = ""  # known without importing: a malformed entry point, a duplicate...
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.kind, normalize(self.name)
+
+    @property
+    def module(self) -> str:
+        return self.value.split(":", 1)[0].strip()
+
+
+def cache_dir() -> str:
+    """Where AgentOS keeps caches: ``$AGENTOS_CACHE_DIR`` or the XDG cache folder."""
+    base = os.environ.get("AGENTOS_CACHE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "agentos")
+
+
+def _fingerprint() -> list:
+    stamps = []
+    for entry in sys.path:
+        try:
+            stamps.append([entry, os.stat(entry or ".").st_mtime_ns])
+        except OSError:
+            stamps.append([entry, None])
+    return stamps
+
+
+def _cache_path() -> str:
+    import hashlib
+
+    ident = "\0".join([sys.executable, sys.prefix, *sys.path])
+    key = hashlib.sha256(ident.encode()).hexdigest()[:16]
+    return os.path.join(cache_dir(), f"components-{key}.json")
+
+
+def scan_entry_points() -> list[ComponentSpec]:
+    """Read every installed distribution's ``agentos.*`` entry points (no plugin import)."""
+    from importlib import metadata
+
+    specs: list[ComponentSpec] = []
+    seen_dists: set[str] = set()
+    for dist in metadata.distributions():
+        try:
+            dist_name = dist.metadata["Name"] or ""
+        except Exception:  # a broken dist-info folder must not break discovery
+            continue
+        if not dist_name or normalize(dist_name) in seen_dists:
+            continue  # the first distribution on sys.path wins, as for imports
+        seen_dists.add(normalize(dist_name))
+        eps = [ep for ep in dist.entry_points if ep.group.startswith(GROUP_PREFIX)]
+        if not eps:
+            continue
+        summary = dist.metadata.get("Summary") or ""
+        for ep in eps:
+            kind = ep.group[len(GROUP_PREFIX) :]
+            if kind not in KINDS:
+                continue  # "agentos.plugins" and other groups are not components
+            problem = "" if _VALUE_RE.match(ep.value) else f"malformed entry point {ep.value!r}"
+            specs.append(
+                ComponentSpec(kind, ep.name, ep.value, dist_name, dist.version, summary, problem=problem)
+            )
+    return specs
+
+
+def discover(use_cache: bool = True) -> list[ComponentSpec]:
+    """All installed components, from the cache when it is still valid."""
+    path = _cache_path()
+    stamps = _fingerprint()
+    if use_cache:
+        try:
+            with open(path, encoding="utf-8") as f:
+                cached = json.load(f)
+            if cached.get("format") == _CACHE_FORMAT and cached.get("fingerprint") == stamps:
+                return [ComponentSpec(**item) for item in cached["specs"]]
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+    specs = scan_entry_points()
+    if use_cache:
+        _write_cache(path, {"format": _CACHE_FORMAT, "fingerprint": stamps, "specs": [asdict(s) for s in specs]})
+    return specs
+
+
+def _write_cache(path: str, data: dict) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs speed

@@ -1,0 +1,50 @@
+"""The pluggy plugin manager: components' modules and ``agentos.plugins`` entry points join it."""
+
+from __future__ import annotations
+
+import pluggy
+
+from . import hookspecs
+
+hookimpl = pluggy.HookimplMarker("agentos")
+PLUGIN_GROUP = "agentos.plugins"
+
+_manager: pluggy.PluginManager | None = None
+load_errors: dict[str, str] = {}
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide manager; hook-only plugins are loaded the first time it is asked for."""
+    global _manager
+    if _manager is None:
+        _manager = pluggy.PluginManager("agentos")
+        _manager.add_hookspecs(hookspecs)
+        _load_hook_plugins(_manager)
+    return _manager
+
+
+def _load_hook_plugins(pm: pluggy.PluginManager) -> None:
+    from importlib.metadata import entry_points
+
+    from .host import DISABLE_ENV, normalize
+    import os
+
+    disabled = {normalize(p) for p in os.environ.get(DISABLE_ENV, "").split(",") if p.strip()}
+    for ep in entry_points(group=PLUGIN_GROUP):
+        dist = normalize(ep.dist.name) if ep.dist else ""
+        if dist in disabled or normalize(ep.name) in disabled or pm.has_plugin(ep.name):
+            continue
+        try:
+            pm.register(ep.load(), name=ep.name)
+        except Exception as exc:  # a broken tracker must not stop a run
+            load_errors[ep.name] = f"{type(exc).__name__}: {exc}"
+
+
+def register_module(module, name: str) -> None:
+    """Register a component's module so that any hookimpls in it are called."""
+    pm = get_plugin_manager()
+    if not pm.is_registered(module) and not pm.has_plugin(name):
+        try:
+            pm.register(module, name=name)
+        except ValueError as exc:  # a bad hookimpl in the plugin: keep the component usable
+            load_errors[name] = str(exc)
