@@ -8,6 +8,8 @@ import sys
 from .._version import __version__
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
+#: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
+COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--check", action="store_true", help="import every component to find errors")
     p.set_defaults(handler=_list)
+
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module, __name__).add_commands(sub)
     return parser
 
 
