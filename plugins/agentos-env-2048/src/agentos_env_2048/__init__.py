@@ -1,0 +1,17 @@
+"""The 2048 sliding-tile game as a Gymnasium environment.
+
+Importing the package registers ``agentos/Game2048-v0`` with Gymnasium, so
+``gymnasium.make("agentos_env_2048:agentos/Game2048-v0")`` works.
+"""
+
+from gymnasium.envs.registration import register, registry
+
+from agentos_env_2048.env import ACTION_NAMES, DOWN, LEFT, RIGHT, UP, Game2048Env
+
+__all__ = ["ACTION_NAMES", "DOWN", "ENV_ID", "LEFT", "RIGHT", "UP", "Game2048Env"]
+__version__ = "1.0.0"
+
+ENV_ID = "agentos/Game2048-v0"
+
+if ENV_ID not in registry:
+    register(id=ENV_ID, entry_point="agentos_env_2048.env:Game2048Env")
