@@ -120,3 +120,40 @@ def first_party_venv(tmp_path_factory, base_site, wheelhouse) -> Venv:
 
 def purelib() -> str:
     return sysconfig.get_paths()["purelib"]
+
+
+def write_package(root: Path, dist: str, *, entry_points: dict[str, dict[str, str]], modules: dict[str, str],
+                  version: str = "0.1.0", dependencies: tuple[str, ...] = (), summary: str = "A test package") -> Path:
+    """Write a small real package (hatchling, src layout) and return its folder."""
+    project = root / dist
+    src = project / "src"
+    for rel, text in modules.items():
+        path = src / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    packages = sorted({rel.split("/")[0] for rel in modules})
+    eps = "".join(
+        f'\n[project.entry-points."{group}"]\n' + "".join(f'"{k}" = "{v}"\n' for k, v in items.items())
+        for group, items in entry_points.items()
+    )
+    deps = ", ".join(f'"{d}"' for d in dependencies)
+    (project / "pyproject.toml").write_text(
+        f'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        f'[project]\nname = "{dist}"\nversion = "{version}"\ndescription = "{summary}"\n'
+        f'requires-python = ">=3.11"\ndependencies = [{deps}]\n{eps}\n'
+        f"[tool.hatch.build.targets.wheel]\npackages = [{', '.join(repr('src/' + p) for p in packages)}]\n"
+    )
+    return project
+
+
+@pytest.fixture
+def make_package(tmp_path):
+    """Factory: build a throwaway package into a wheel; returns the wheel's path."""
+
+    def make(dist: str, **kwargs) -> Path:
+        project = write_package(tmp_path / "src-packages", dist, **kwargs)
+        out = tmp_path / "wheels"
+        out.mkdir(exist_ok=True)
+        return build_wheel(project, out)
+
+    return make

@@ -11,19 +11,8 @@ import os
 
 from .config import AgentConfig
 from .errors import ComponentLoadError, ConfigError, UsageError
+from ._paths import find_agent_ini
 from .host import KINDS, ComponentHost, canonical_kind, normalize
-
-AGENT_INI_ENV = "AGENTOS_AGENT_INI"
-
-
-def find_agent_ini(start: str | None = None) -> str | None:
-    """``$AGENTOS_AGENT_INI``, else ``agent.ini`` in the current folder."""
-    path = os.environ.get(AGENT_INI_ENV)
-    if path:
-        return path
-    candidate = os.path.join(start or os.getcwd(), "agent.ini")
-    return candidate if os.path.isfile(candidate) else None
-
 
 class AgentContext:
     """Components of one agent: which are defaults, their settings, and the built instances."""
@@ -43,12 +32,10 @@ class AgentContext:
 
     # -- names --------------------------------------------------------------------------------------
     def default_name(self, kind: str) -> str | None:
-        """The default of a kind: from agent.ini, else the only installed one."""
+        """The default of a kind: agent.ini's when there is one, else the only one installed."""
         kind = canonical_kind(kind)
         if self.config is not None:
-            name = self.config.default(kind)
-            if name is not None:
-                return name
+            return self.config.default(kind)
         names = self.host.names(kind)
         return names[0] if len(names) == 1 else None
 

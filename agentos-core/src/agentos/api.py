@@ -5,11 +5,17 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from ._scaffold import init_agent
 from .errors import UsageError
 from .host import ComponentHost, canonical_kind, error_key, recorded_errors
 
 __all__ = ["init_agent", "list_components", "run"]
+
+
+def init_agent(directory: str = ".", **options) -> dict:
+    """Create a minimal agent in ``directory`` (see :func:`agentos._scaffold.init_agent`)."""
+    from ._scaffold import init_agent as _init_agent
+
+    return _init_agent(directory, **options)
 
 
 def _kind(kind: str | None) -> str | None:
@@ -26,7 +32,7 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
     from metadata alone, an error recorded when the component was last used, or (with ``check``)
     the error raised by importing it now.
     """
-    from ._context import find_agent_ini
+    from ._paths import find_agent_ini
     from .config import AgentConfig
 
     kind = _kind(kind)
@@ -58,7 +64,8 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
 
 def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None) -> dict:
     """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary."""
-    from ._context import find_agent_ini, use
+    from ._context import use
+    from ._paths import find_agent_ini
     from ._runner import run_agent
 
     path = agent_ini or find_agent_ini()

@@ -17,7 +17,6 @@ A component section with ``source = file.py:Class`` (or ``module:Class``) uses l
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..host._names import KINDS, canonical_kind, normalize
@@ -30,23 +29,25 @@ KIND_KEYS = {"default"}
 RESERVED_KEYS = {"package", "version", "source"}
 
 
-@dataclass
 class Setting:
-    value: object
-    line: int
+    """A typed value and the line it came from."""
+
+    __slots__ = ("value", "line")
+
+    def __init__(self, value, line: int):
+        self.value, self.line = value, line
+
+    def __repr__(self) -> str:
+        return f"Setting({self.value!r}, line={self.line})"
 
 
-@dataclass
 class ComponentConfig:
-    """One ``[kind.name]`` section."""
+    """One ``[kind.name]`` section: package, version, source and constructor settings."""
 
-    kind: str
-    name: str
-    package: str = ""
-    version: str = ""
-    source: str = ""
-    settings: dict[str, Setting] = field(default_factory=dict)
-    line: int = 0
+    def __init__(self, kind: str, name: str, line: int = 0):
+        self.kind, self.name, self.line = kind, name, line
+        self.package = self.version = self.source = ""
+        self.settings: dict[str, Setting] = {}
 
     def kwargs(self) -> dict:
         return {key: s.value for key, s in self.settings.items()}

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 
@@ -17,18 +15,23 @@ _SECTION_RE = re.compile(r"^\[\s*([^\]]+?)\s*\]\s*([;#].*)?$")
 _KEY_RE = re.compile(r"^([A-Za-z_][\w.\-]*)\s*[=:]\s?(.*)$")
 
 
-@dataclass
 class Entry:
-    key: str
-    raw: str  # the value text, inline comment removed
-    line: int  # 1-based line number in the file as read (0 for new entries)
+    """``key = raw`` at a 1-based ``line`` (the value text has its inline comment removed)."""
+
+    __slots__ = ("key", "raw", "line")
+
+    def __init__(self, key: str, raw: str, line: int):
+        self.key, self.raw, self.line = key, raw, line
 
 
-@dataclass
 class Section:
-    name: str
-    line: int
-    entries: dict[str, Entry] = field(default_factory=dict)
+    """``[name]`` at ``line`` and its entries."""
+
+    __slots__ = ("name", "line", "entries")
+
+    def __init__(self, name: str, line: int):
+        self.name, self.line = name, line
+        self.entries: dict[str, Entry] = {}
 
 
 class IniDocument:
@@ -112,6 +115,8 @@ class IniDocument:
         while end < len(self.lines) and not self.lines[end].strip():
             end += 1
         del self.lines[start:end]
+        while self.lines and not self.lines[-1].strip():
+            self.lines.pop()
         self._parse()
 
     def _section_end(self, section: str) -> int:
@@ -144,6 +149,8 @@ def strip_comment(raw: str) -> str:
 
 def atomic_write(path: str, text: str) -> None:
     """Write a file so that readers see the old or the new content, never a mix."""
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:

@@ -7,11 +7,10 @@ installing or removing any distribution changes its folder and so invalidates th
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import re
 import sys
-from dataclasses import asdict, dataclass
 
 from ._names import GROUP_PREFIX, KINDS, normalize
 
@@ -19,18 +18,38 @@ _CACHE_FORMAT = 1
 _VALUE_RE = re.compile(r"^\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*\s*)?(\[[^\]]*\])?\s*$")
 
 
-@dataclass(frozen=True)
 class ComponentSpec:
     """Everything known about a component before it is imported."""
 
-    kind: str
-    name: str
-    value: str  # "module:attribute", as in the entry point
-    package: str  # the distribution that provides it ("" for local components)
-    version: str
-    summary: str = ""
-    source: str = "entry-point"  # or "local" (agent.ini) or "registered" (acr.register)
-    problem: str = ""  # known without importing: a malformed entry point, a duplicate...
+    __slots__ = ("kind", "name", "value", "package", "version", "summary", "source", "problem")
+
+    def __init__(self, kind: str, name: str, value: str, package: str, version: str, summary: str = "",
+                 source: str = "entry-point", problem: str = ""):
+        self.kind = kind
+        self.name = name
+        self.value = value  # "module:attribute", as in the entry point
+        self.package = package  # the distribution that provides it ("" for local components)
+        self.version = version
+        self.summary = summary
+        self.source = source  # "entry-point", "local" (agent.ini) or "registered" (acr.register)
+        self.problem = problem  # known without importing: a malformed entry point, a duplicate...
+
+    def as_tuple(self) -> tuple:
+        return tuple(getattr(self, field) for field in self.__slots__)
+
+    def replace(self, **changes) -> ComponentSpec:
+        values = dict(zip(self.__slots__, self.as_tuple()))
+        values.update(changes)
+        return ComponentSpec(**values)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ComponentSpec) and self.as_tuple() == other.as_tuple()
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def __repr__(self) -> str:
+        return f"ComponentSpec({self.kind!r}, {self.name!r}, {self.value!r}, {self.package!r}, {self.version!r})"
 
     @property
     def key(self) -> tuple[str, str]:
@@ -54,18 +73,18 @@ def _fingerprint() -> list:
     stamps = []
     for entry in sys.path:
         try:
-            stamps.append([entry, os.stat(entry or ".").st_mtime_ns])
+            stamps.append((entry, os.stat(entry or ".").st_mtime_ns))
         except OSError:
-            stamps.append([entry, None])
+            stamps.append((entry, None))
     return stamps
 
 
 def _cache_path() -> str:
-    import hashlib
+    import zlib
 
-    ident = "\0".join([sys.executable, sys.prefix, *sys.path])
-    key = hashlib.sha256(ident.encode()).hexdigest()[:16]
-    return os.path.join(cache_dir(), f"components-{key}.json")
+    ident = "\0".join([sys.executable, sys.prefix, *sys.path]).encode()
+    key = f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}"  # a collision only costs a rescan
+    return os.path.join(cache_dir(), f"components-{key}.marshal")
 
 
 def scan_entry_points() -> list[ComponentSpec]:
@@ -103,15 +122,15 @@ def discover(use_cache: bool = True) -> list[ComponentSpec]:
     stamps = _fingerprint()
     if use_cache:
         try:
-            with open(path, encoding="utf-8") as f:
-                cached = json.load(f)
+            with open(path, "rb") as f:
+                cached = marshal.load(f)
             if cached.get("format") == _CACHE_FORMAT and cached.get("fingerprint") == stamps:
-                return [ComponentSpec(**item) for item in cached["specs"]]
-        except (OSError, ValueError, TypeError, KeyError):
+                return [ComponentSpec(*item) for item in cached["specs"]]
+        except (OSError, ValueError, TypeError, KeyError, EOFError, AttributeError):
             pass
     specs = scan_entry_points()
     if use_cache:
-        _write_cache(path, {"format": _CACHE_FORMAT, "fingerprint": stamps, "specs": [asdict(s) for s in specs]})
+        _write_cache(path, {"format": _CACHE_FORMAT, "fingerprint": stamps, "specs": [s.as_tuple() for s in specs]})
     return specs
 
 
@@ -119,8 +138,8 @@ def _write_cache(path: str, data: dict) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+        with open(tmp, "wb") as f:
+            marshal.dump(data, f)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only home only costs speed

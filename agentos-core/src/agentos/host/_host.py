@@ -10,7 +10,6 @@ import importlib
 import json
 import os
 import sys
-import traceback
 
 from ..errors import ComponentLoadError, UnknownComponentError
 from . import _discovery
@@ -140,9 +139,7 @@ class ComponentHost:
 
 
 def _replace(spec: ComponentSpec, **changes) -> ComponentSpec:
-    from dataclasses import replace
-
-    return replace(spec, **changes)
+    return spec.replace(**changes)
 
 
 def _describe(obj: object) -> str:
@@ -150,6 +147,8 @@ def _describe(obj: object) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
+    import traceback
+
     text = f"{type(exc).__name__}: {exc}".strip().splitlines()
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
