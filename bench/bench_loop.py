@@ -74,8 +74,10 @@ def main() -> int:
     else:
         for r in results:
             sps = r["steps_per_second"]
-            print(f"{r['environment']:<9} bare {sps['bare']:>11,.0f} steps/s   run_agent {sps['run_agent']:>11,.0f} "
-                  f"steps/s   ratio {r['ratio']:.3f}")
+            print(
+                f"{r['environment']:<9} bare {sps['bare']:>11,.0f} steps/s   run_agent {sps['run_agent']:>11,.0f} "
+                f"steps/s   ratio {r['ratio']:.3f}"
+            )
     return 0 if all(r["ratio"] >= 0.9 for r in results) else 1
 
 

@@ -24,7 +24,11 @@ HEAVY = ("torch", "gymnasium", "numpy", "stable_baselines3", "rich")
 def command_lines() -> dict[str, list[str]]:
     agentos = shutil.which("agentos", path=os.path.dirname(sys.executable)) or "agentos"
     return {
-        "baseline: python -c 'import pluggy, importlib.metadata'": [sys.executable, "-c", "import pluggy, importlib.metadata"],
+        "baseline: python -c 'import pluggy, importlib.metadata'": [
+            sys.executable,
+            "-c",
+            "import pluggy, importlib.metadata",
+        ],
         "agentos --help": [agentos, "--help"],
         "agentos list": [agentos, "list"],
     }

@@ -62,7 +62,9 @@ class Venv:
         if base_site:
             site = subprocess.run(
                 [self.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout.strip()
             Path(site, "_agentos_test_base.pth").write_text(base_site + "\n")
 
@@ -96,7 +98,9 @@ def base_site(tmp_path_factory) -> str:
     base.pip_install(*BASE_REQUIREMENTS)
     return subprocess.run(
         [base.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
 
 
@@ -122,8 +126,16 @@ def purelib() -> str:
     return sysconfig.get_paths()["purelib"]
 
 
-def write_package(root: Path, dist: str, *, entry_points: dict[str, dict[str, str]], modules: dict[str, str],
-                  version: str = "0.1.0", dependencies: tuple[str, ...] = (), summary: str = "A test package") -> Path:
+def write_package(
+    root: Path,
+    dist: str,
+    *,
+    entry_points: dict[str, dict[str, str]],
+    modules: dict[str, str],
+    version: str = "0.1.0",
+    dependencies: tuple[str, ...] = (),
+    summary: str = "A test package",
+) -> Path:
     """Write a small real package (hatchling, src layout) and return its folder."""
     project = root / dist
     src = project / "src"

@@ -99,7 +99,8 @@ def test_acr_reaches_components_by_kind_and_name(venv, tmp_path):
 def test_settings_come_from_agent_ini_and_local_components_work(venv, tmp_path):
     venv.agentos("init", "a", cwd=tmp_path)
     agent_dir = tmp_path / "a"
-    (agent_dir / "my_policy.py").write_text(textwrap.dedent("""
+    (agent_dir / "my_policy.py").write_text(
+        textwrap.dedent("""
         from agentos import Policy
 
         class AlwaysRight(Policy):
@@ -109,7 +110,8 @@ def test_settings_come_from_agent_ini_and_local_components_work(venv, tmp_path):
 
             def decide(self, observation):
                 return self.action
-    """))
+    """)
+    )
     ini = (agent_dir / "agent.ini").read_text()
     ini = ini.replace("[policy]\ndefault = random", "[policy]\ndefault = right")
     ini += "\n[policy.right]\nsource = my_policy.py:AlwaysRight\naction = 1\n"
@@ -138,7 +140,10 @@ def test_settings_come_from_agent_ini_and_local_components_work(venv, tmp_path):
 @pytest.mark.parametrize(
     ("ini_extra", "message"),
     [
-        ("[environment.corridor]\nlenght = 5\n", "unknown setting 'lenght' for environment.corridor; did you mean 'length'?"),
+        (
+            "[environment.corridor]\nlenght = 5\n",
+            "unknown setting 'lenght' for environment.corridor; did you mean 'length'?",
+        ),
         ("[environment.corridor]\nlength = [5\n", "malformed value for 'length'"),
         ("[policy.random]\nseed = 1\nfoo = 2\n", "unknown setting 'foo' for policy.random"),
     ],

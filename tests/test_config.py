@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from agentos.config import AgentConfig, IniDocument, format_value, parse_value
 from agentos.errors import ConfigError
 
@@ -40,8 +39,13 @@ def test_typed_values_and_defaults(tmp_path):
     comp = config.component("environment", "corridor")
     assert (comp.package, comp.version) == ("agentos-env-corridor", "1.0.0")
     assert comp.kwargs() == {
-        "length": 12, "slip": 0.25, "noisy": True, "name": "long corridor",
-        "sizes": [64, 64], "names": ["a", "b, c", 3.5], "limit": None,
+        "length": 12,
+        "slip": 0.25,
+        "noisy": True,
+        "name": "long corridor",
+        "sizes": [64, 64],
+        "names": ["a", "b, c", 3.5],
+        "limit": None,
     }
     assert comp.settings["length"].line == 11
 
@@ -53,7 +57,7 @@ def test_typed_values_and_defaults(tmp_path):
         ("[environment]\ndefualt = corridor\n", 2, "did you mean 'default'"),
         ("[environmnet]\ndefault = x\n", 1, "unknown section [environmnet]"),
         ("[environment.corridor]\nsizes = [1, 2\n", 2, "unclosed list"),
-        ("[environment.corridor]\nname = \"abc\n", 2, "unclosed quote"),
+        ('[environment.corridor]\nname = "abc\n', 2, "unclosed quote"),
         ("[environment.corridor]\nx = 1\nx = 2\n", 3, "duplicate key 'x'"),
         ("[policy]\ndefault = a\n[policy]\ndefault = b\n", 3, "duplicate section [policy]"),
         ("default = corridor\n", 1, "outside of any [section]"),
@@ -82,8 +86,13 @@ def test_edits_keep_comments_and_unrelated_lines(tmp_path):
     path = tmp_path / "agent.ini"
     path.write_text(GOOD)
     config = AgentConfig.load(str(path))
-    config.add_component("policy", "q_table", package="agentos-policy-q-table", version="1.0.0",
-                         settings={"alpha": 0.1, "hidden": [32, 32]})
+    config.add_component(
+        "policy",
+        "q_table",
+        package="agentos-policy-q-table",
+        version="1.0.0",
+        settings={"alpha": 0.1, "hidden": [32, 32]},
+    )
     config.set_default("policy", "q_table")
     config.save()
     text = path.read_text()

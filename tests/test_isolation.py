@@ -79,7 +79,10 @@ def test_using_a_broken_component_is_a_one_line_error(broken_venv, tmp_path):
     ini.write_text(ini.read_text().replace("default = random", "default = crashing"))
     result = broken_venv.agentos("run", "-n", "1", cwd=tmp_path / "a")
     assert result.returncode == 1
-    assert "policy 'crashing' (agentos-policy-crashing 0.1.0) failed to load: RuntimeError: boom at import" in result.stderr
+    assert (
+        "policy 'crashing' (agentos-policy-crashing 0.1.0) failed to load: RuntimeError: boom at import"
+        in result.stderr
+    )
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 

@@ -1,10 +1,10 @@
 """acr: the AgentOS component registry, in code.
 
-    import acr
-    acr.environment["2048"]      # the 2048 environment, built with agent.ini's settings
-    acr.policy.random            # names that are identifiers work as attributes
-    list(acr.policy), "dqn" in acr.policy, len(acr.trainer)
-    acr.register("policy", "mine", MyPolicy)
+import acr
+acr.environment["2048"]      # the 2048 environment, built with agent.ini's settings
+acr.policy.random            # names that are identifiers work as attributes
+list(acr.policy), "dqn" in acr.policy, len(acr.trainer)
+acr.register("policy", "mine", MyPolicy)
 """
 
 from agentos._acr import KindNamespace, register

@@ -7,12 +7,12 @@ the very object the agent holds as ``self.policy``.
 from __future__ import annotations
 
 import inspect
-import os
 
+from ._paths import find_agent_ini
 from .config import AgentConfig
 from .errors import ComponentLoadError, ConfigError, UsageError
-from ._paths import find_agent_ini
 from .host import KINDS, ComponentHost, canonical_kind, normalize
+
 
 class AgentContext:
     """Components of one agent: which are defaults, their settings, and the built instances."""
@@ -63,8 +63,14 @@ class AgentContext:
         comp = self.config.component(kind, spec.name) if self.config else None
         settings = comp.kwargs() if comp else {}
         settings.update(overrides)
-        return build(factory, settings, self._injected(kind), label=f"{kind}.{spec.name}",
-                     config=self.config, lines={k: s.line for k, s in comp.settings.items()} if comp else {})
+        return build(
+            factory,
+            settings,
+            self._injected(kind),
+            label=f"{kind}.{spec.name}",
+            config=self.config,
+            lines={k: s.line for k, s in comp.settings.items()} if comp else {},
+        )
 
     def _injected(self, kind: str) -> dict:
         """Objects offered to constructors that name them as parameters (built only if asked for)."""

@@ -49,8 +49,15 @@ class Run:
         }
 
 
-def run_agent(agent, episodes: int = 1, *, seed: int | None = None, mode: str = "run",
-              config_path: str | None = None, on_episode=None) -> dict:
+def run_agent(
+    agent,
+    episodes: int = 1,
+    *,
+    seed: int | None = None,
+    mode: str = "run",
+    config_path: str | None = None,
+    on_episode=None,
+) -> dict:
     """Run ``episodes`` episodes of ``agent`` and return a summary dict.
 
     The first episode's reset gets ``seed``; later resets continue the environment's random stream,
@@ -67,8 +74,9 @@ def run_agent(agent, episodes: int = 1, *, seed: int | None = None, mode: str = 
     hook.agentos_run_start(run=run)
     step_hook = hook.agentos_step if hook.agentos_step.get_hookimpls() else None
     inline = type(agent).advance is Agent.advance
-    episode_start, episode_end = (h if h.get_hookimpls() else None
-                                  for h in (hook.agentos_episode_start, hook.agentos_episode_end))
+    episode_start, episode_end = (
+        h if h.get_hookimpls() else None for h in (hook.agentos_episode_start, hook.agentos_episode_end)
+    )
     status = "finished"
     try:
         for episode in range(episodes):
@@ -90,8 +98,13 @@ def run_agent(agent, episodes: int = 1, *, seed: int | None = None, mode: str = 
             result = EpisodeResult(agent.episode_return, agent.episode_length)
             run.episodes.append(result)
             if episode_end is not None:
-                episode_end(run=run, episode=episode, episode_return=result.episode_return, length=result.length,
-                            info=agent.info)
+                episode_end(
+                    run=run,
+                    episode=episode,
+                    episode_return=result.episode_return,
+                    length=result.length,
+                    info=agent.info,
+                )
             if on_episode is not None:
                 on_episode(run, result)
     except KeyboardInterrupt:

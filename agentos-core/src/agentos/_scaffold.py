@@ -59,8 +59,13 @@ def init_agent(directory: str = ".", *, name: str | None = None, host: Component
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise UsageError(f"{directory} exists and is not a folder")
     host = host or ComponentHost()
-    lines = [f"# {name}: the components of this agent and their settings.", "[agentos]", f"name = {name}",
-             "requirements = requirements.txt", ""]
+    lines = [
+        f"# {name}: the components of this agent and their settings.",
+        "[agentos]",
+        f"name = {name}",
+        "requirements = requirements.txt",
+        "",
+    ]
     requirements = ["agentos-core"]
     missing = []
     sections = []

@@ -24,10 +24,10 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 
 def _load_hook_plugins(pm: pluggy.PluginManager) -> None:
+    import os
     from importlib.metadata import entry_points
 
     from .host import DISABLE_ENV, normalize
-    import os
 
     disabled = {normalize(p) for p in os.environ.get(DISABLE_ENV, "").split(",") if p.strip()}
     for ep in entry_points(group=PLUGIN_GROUP):

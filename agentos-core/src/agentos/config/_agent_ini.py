@@ -101,10 +101,9 @@ class AgentConfig:
             if key not in allowed:
                 from ..host import did_you_mean
 
-                raise self._error(
-                    f"unknown key {key!r} in {label}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})",
-                    entry.line,
-                )
+                hint = did_you_mean(key, allowed)
+                allowed_list = ", ".join(sorted(allowed))
+                raise self._error(f"unknown key {key!r} in {label}{hint} (allowed: {allowed_list})", entry.line)
             result[key] = Setting(self._parse(entry), entry.line)
         return result
 
@@ -151,8 +150,16 @@ class AgentConfig:
             self.document.set(kind, "default", name)
         self._validate()
 
-    def add_component(self, kind: str, name: str, *, package: str = "", version: str = "",
-                      source: str = "", settings: dict | None = None) -> None:
+    def add_component(
+        self,
+        kind: str,
+        name: str,
+        *,
+        package: str = "",
+        version: str = "",
+        source: str = "",
+        settings: dict | None = None,
+    ) -> None:
         """Add or update a ``[kind.name]`` section; existing settings are kept."""
         kind = canonical_kind(kind)
         existing = self.component(kind, name)

@@ -1,9 +1,9 @@
 """Typed values in ``agent.ini``: ints, floats, bools, none, strings and lists of those.
 
-    learning_rate = 0.001        -> float
-    hidden = [64, 64]            -> list of int
-    algorithm = PPO              -> str ("PPO" or 'PPO' too)
-    max_steps = none             -> None
+learning_rate = 0.001        -> float
+hidden = [64, 64]            -> list of int
+algorithm = PPO              -> str ("PPO" or 'PPO' too)
+max_steps = none             -> None
 """
 
 from __future__ import annotations

@@ -23,8 +23,17 @@ class ComponentSpec:
 
     __slots__ = ("kind", "name", "value", "package", "version", "summary", "source", "problem")
 
-    def __init__(self, kind: str, name: str, value: str, package: str, version: str, summary: str = "",
-                 source: str = "entry-point", problem: str = ""):
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        value: str,
+        package: str,
+        version: str,
+        summary: str = "",
+        source: str = "entry-point",
+        problem: str = "",
+    ):
         self.kind = kind
         self.name = name
         self.value = value  # "module:attribute", as in the entry point
@@ -38,7 +47,7 @@ class ComponentSpec:
         return tuple(getattr(self, field) for field in self.__slots__)
 
     def replace(self, **changes) -> ComponentSpec:
-        values = dict(zip(self.__slots__, self.as_tuple()))
+        values = dict(zip(self.__slots__, self.as_tuple(), strict=True))
         values.update(changes)
         return ComponentSpec(**values)
 
@@ -110,9 +119,7 @@ def scan_entry_points() -> list[ComponentSpec]:
             if kind not in KINDS:
                 continue  # "agentos.plugins" and other groups are not components
             problem = "" if _VALUE_RE.match(ep.value) else f"malformed entry point {ep.value!r}"
-            specs.append(
-                ComponentSpec(kind, ep.name, ep.value, dist_name, dist.version, summary, problem=problem)
-            )
+            specs.append(ComponentSpec(kind, ep.name, ep.value, dist_name, dist.version, summary, problem=problem))
     return specs
 
 

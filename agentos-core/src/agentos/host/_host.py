@@ -27,9 +27,7 @@ def _disabled_patterns() -> set[str]:
 def _is_disabled(spec: ComponentSpec, patterns: set[str]) -> bool:
     if not patterns:
         return False
-    return bool(
-        {normalize(spec.package), normalize(f"{spec.kind}.{spec.name}"), normalize(spec.name)} & patterns
-    )
+    return bool({normalize(spec.package), normalize(f"{spec.kind}.{spec.name}"), normalize(spec.name)} & patterns)
 
 
 class ComponentHost:
