@@ -83,10 +83,10 @@ def run_agent(
             agent.reset(seed=seed if episode == 0 else None)
             if episode_start is not None:
                 episode_start(run=run, episode=episode)
+            advance = agent.advance
             if step_hook is None and inline:
                 _run_reference_episode(agent)
             elif step_hook is None:
-                advance = agent.advance
                 while not advance():
                     pass
             else:

@@ -110,3 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug or a plugin's own error: still one line, unless debugging
+        import os
+
+        if os.environ.get("AGENTOS_DEBUG"):
+            raise
+        print(f"agentos: error: {type(exc).__name__}: {exc} (AGENTOS_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
