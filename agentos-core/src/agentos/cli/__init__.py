@@ -9,7 +9,9 @@ from .._version import __version__
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
-COMMAND_MODULES: tuple[str, ...] = ()
+#: Commands that act on one agent: they re-execute in the agent's venv when agent.ini names one.
+_AGENT_COMMANDS = frozenset({"install", "uninstall", "list", "run", "train", "runs"})
+COMMAND_MODULES: tuple[str, ...] = ("._registry_commands",)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import AgentOSError
 
     try:
+        if args.command in _AGENT_COMMANDS:  # an agent with its own venv runs there (agentos init --venv)
+            from ..registry._venv import reexec_in_agent_venv
+
+            reexec_in_agent_venv(args, sys.argv[1:] if argv is None else list(argv))
         return args.handler(args)
     except AgentOSError as exc:
         print(f"agentos: error: {exc}", file=sys.stderr)

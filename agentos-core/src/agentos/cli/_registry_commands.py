@@ -1,0 +1,211 @@
+"""``agentos search|install|uninstall|publish|yank|index`` and ``init --venv``.
+
+Nothing heavy is imported here: each handler imports :mod:`agentos.registry` when it runs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_INDEX_URL_HELP = (
+    "the package index to read (file://, http(s):// or a folder; default: $AGENTOS_INDEX_URL, "
+    "agent.ini's index-url, else this checkout's index/)"
+)
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("search", help="components in the registry: kind, name, latest version, description")
+    p.add_argument("terms", nargs="*", metavar="[KIND] [QUERY]", help="a kind, a text to look for, or both")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--index-url", metavar="URL", help=_INDEX_URL_HELP)
+    p.set_defaults(handler=_search)
+
+    p = sub.add_parser("install", help="install a component from the registry into the agent")
+    p.add_argument("kind", help="environment, policy, trainer or agent")
+    p.add_argument("name", metavar="NAME[==VERSION]", help="the component (latest version unless pinned)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--default", dest="default", action="store_true", default=None, help="make it the default of its kind"
+    )
+    group.add_argument(
+        "--no-default",
+        dest="default",
+        action="store_false",
+        help="keep the current default (what happens without a terminal)",
+    )
+    p.add_argument("--agent", metavar="PATH", help="the agent folder or agent.ini (default: ./agent.ini)")
+    p.add_argument("--index-url", metavar="URL", help=_INDEX_URL_HELP)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=_install)
+
+    p = sub.add_parser("uninstall", help="remove a component: its package, agent.ini entry and requirements line")
+    p.add_argument("kind", help="environment, policy, trainer or agent")
+    p.add_argument("name", help="the component")
+    p.add_argument("--agent", metavar="PATH", help="the agent folder or agent.ini (default: ./agent.ini)")
+    p.set_defaults(handler=_uninstall)
+
+    p = sub.add_parser("publish", help="add plugin folders, wheels or sdists to a package index")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="a plugin folder (built first), a wheel or an sdist")
+    p.add_argument("--index", metavar="DIR", help="the index folder to write (default: this checkout's index/)")
+    p.add_argument(
+        "--library", action="store_true", help="accept packages without components (e.g. agentos-core) as libraries"
+    )
+    p.add_argument("--sdist", action="store_true", help="for folders: publish an sdist too")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=_publish)
+
+    p = sub.add_parser("yank", help="yank a published version (PEP 592): installs skip it unless pinned")
+    p.add_argument("package", metavar="NAME", help="the distribution (agentos-env-2048) or component name")
+    p.add_argument("version", help="the version to yank")
+    p.add_argument("--reason", default="", help="why (shown by pip and agentos)")
+    p.add_argument("--undo", action="store_true", help="un-yank")
+    p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
+    p.set_defaults(handler=_yank)
+
+    p = sub.add_parser("index", help="maintain an index folder: rebuild every page, or check the files")
+    p.add_argument("action", choices=["rebuild", "check"], help="rebuild: rewrite all pages; check: verify hashes")
+    p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
+    p.set_defaults(handler=_index)
+
+    init = sub.choices.get("init")
+    if init is not None:
+        init.add_argument(
+            "--venv",
+            nargs="?",
+            const=".venv",
+            default=None,
+            metavar="DIR",
+            help="give the agent its own virtual environment (default folder: .venv)",
+        )
+        init.add_argument("--index-url", metavar="URL", help=_INDEX_URL_HELP)
+        init.set_defaults(handler=_wrap_init(init.get_default("handler")))
+
+
+def _echo(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _search(args) -> int:
+    from ..host._names import KIND_ALIASES, KINDS
+    from ..registry import search
+    from ._output import dump_json, table
+
+    terms = list(args.terms)
+    kind = terms.pop(0) if terms and (terms[0].lower() in KINDS or terms[0].lower() in KIND_ALIASES) else None
+    rows = search(kind, " ".join(terms) or None, args.index_url)
+    if args.json:
+        dump_json(rows)
+        return 0
+    if not rows:
+        print("no components found")
+        return 0
+    table(rows, [("kind", "KIND"), ("name", "NAME"), ("version", "VERSION"), ("description", "DESCRIPTION")])
+    return 0
+
+
+def _ask_default(kind: str, name: str, current: str) -> bool:
+    answer = input(f"{current} is the default {kind}; make {name} the default instead? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _ask_next(kind: str, names: list[str]) -> str:
+    for i, n in enumerate(names, 1):
+        print(f"  [{i}] {n}")
+    answer = input(f"which {kind} becomes the default? [1] ").strip() or "1"
+    try:
+        return names[int(answer) - 1]
+    except (ValueError, IndexError):
+        return names[0]
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _install(args) -> int:
+    from ..registry import install
+
+    result = install(
+        args.kind,
+        args.name,
+        default=args.default,
+        agent=args.agent,
+        index_url=args.index_url,
+        ask=_ask_default if _interactive() else None,
+        echo=_echo,
+    )
+    if args.json:
+        from ._output import dump_json
+
+        dump_json(result)
+        return 0
+    verb = "installed" if result["changed"] else "already installed:"
+    mark = " (default)" if result["default"] else ""
+    print(f"{verb} {result['kind']} {result['name']}{mark}: {result['package']} {result['version']}")
+    for note in result["notes"]:
+        print(f"note: {note}")
+    return 0
+
+
+def _uninstall(args) -> int:
+    from ..registry import uninstall
+
+    result = uninstall(args.kind, args.name, agent=args.agent, ask=_ask_next if _interactive() else None, echo=_echo)
+    print(f"uninstalled {result['kind']} {result['name']} ({result['package']})")
+    for note in result["notes"]:
+        print(f"note: {note}")
+    return 0
+
+
+def _publish(args) -> int:
+    from ..registry import publish
+
+    results = publish(args.paths, args.index, library=args.library, sdist=args.sdist)
+    if args.json:
+        from ._output import dump_json
+
+        dump_json(results)
+        return 0
+    for r in results:
+        print(f"{r['status']:>9}  {r['filename']}")
+    if results:
+        print(f"index: {results[0]['index']}")
+    return 0
+
+
+def _yank(args) -> int:
+    from ..registry import yank
+
+    changed = yank(args.package, args.version, args.reason, args.index, undo=args.undo)
+    print(f"{'un-yanked' if args.undo else 'yanked'}: {', '.join(changed)}")
+    return 0
+
+
+def _index(args) -> int:
+    from ..registry import check_index, rebuild_index
+
+    if args.action == "rebuild":
+        result = rebuild_index(args.index)
+        print(f"rebuilt: {result['projects']} projects, {result['files']} files")
+        return 0
+    problems = check_index(args.index)
+    for problem in problems:
+        print(problem)
+    if problems:
+        return 1
+    print("ok: every listed file matches its hash")
+    return 0
+
+
+def _wrap_init(original):
+    def handler(args) -> int:
+        code = original(args)
+        if code or not getattr(args, "venv", None):
+            return code
+        from ..registry import init_venv
+
+        result = init_venv(args.directory, args.venv, index_url=args.index_url, echo=_echo)
+        print(f"agent venv: {result['venv']} (agentos commands for this agent run with {result['python']})")
+        return 0
+
+    return handler

@@ -1,0 +1,37 @@
+"""The component registry: a static package index (PEP 503/691/658/592) that pip installs from.
+
+Publishing writes a folder (:mod:`._index`); reading works over ``file://`` and ``http(s)://``
+(:mod:`._client`); installing runs pip in the agent's environment (:mod:`._install`); agents with
+their own virtual environment are handled by :mod:`._venv`. Names are imported on first use so
+that the CLI stays fast.
+"""
+
+_LAZY = {
+    "Artifact": "._artifacts",
+    "PublishError": "._artifacts",
+    "read_artifact": "._artifacts",
+    "INDEX_URL_ENV": "._client",
+    "IndexClient": "._client",
+    "resolve_index_url": "._client",
+    "search": "._client",
+    "LocalIndex": "._index",
+    "check_index": "._publish",
+    "publish": "._publish",
+    "rebuild_index": "._publish",
+    "yank": "._publish",
+    "install": "._install",
+    "uninstall": "._install",
+    "init_venv": "._venv",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'agentos.registry' has no attribute {name!r}")

@@ -1,0 +1,145 @@
+"""The component catalogue: ``catalogue.json`` (machine-readable) and ``index.html`` (browsable).
+
+``catalogue.json`` is also the index's state: it keeps, per project, what each release declares
+(summary, requirements, components), so that publishing one file re-renders the root page and the
+catalogue from it without opening any other project's files. Its ``components`` list is the flat
+view that ``agentos search`` and other tools read: one row per component of each project's latest
+release.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+FORMAT = 1
+
+
+def empty() -> dict:
+    return {"format": FORMAT, "components": [], "libraries": [], "projects": {}}
+
+
+def release_info(art) -> dict:
+    return {
+        "description": art.summary,
+        "requires": art.requires,
+        "requires_python": art.requires_python,
+        "components": art.components,
+        "yanked": False,
+    }
+
+
+def _sort_key(version: str):
+    from packaging.version import Version
+
+    return Version(version)
+
+
+def latest(releases: dict) -> str | None:
+    """Highest non-yanked final release, else highest non-yanked, else None."""
+    from packaging.version import Version
+
+    live = [v for v, r in releases.items() if not r.get("yanked")]
+    finals = [v for v in live if not Version(v).is_prerelease]
+    pool = finals or live
+    return max(pool, key=_sort_key) if pool else None
+
+
+def add_release(catalogue: dict, art) -> None:
+    """Record one release of ``art.project`` (called once per version, not per file)."""
+    project = catalogue["projects"].setdefault(art.project, {"package": art.name, "releases": {}})
+    releases = project["releases"]
+    info = release_info(art)
+    if art.version in releases:
+        info["yanked"] = releases[art.version].get("yanked", False)
+        if art.packagetype == "sdist" and releases[art.version].get("components"):
+            return  # a wheel's entry points are authoritative over an sdist's
+    releases[art.version] = info
+    project["releases"] = dict(sorted(releases.items(), key=lambda kv: _sort_key(kv[0])))
+    project["package"] = art.name
+
+
+def refresh(catalogue: dict) -> dict:
+    """Recompute the flat ``components`` and ``libraries`` views from ``projects``."""
+    components, libraries = [], []
+    catalogue["projects"] = dict(sorted(catalogue["projects"].items()))
+    for name, project in catalogue["projects"].items():
+        version = latest(project["releases"])
+        if version is None:
+            continue  # every release yanked: still installable by exact version, not listed
+        rel = project["releases"][version]
+        versions = [v for v, r in project["releases"].items() if not r.get("yanked")]
+        common = {
+            "package": project["package"],
+            "project": name,
+            "version": version,
+            "versions": versions,
+            "description": rel["description"],
+            "requires": rel["requires"],
+            "requires_python": rel["requires_python"],
+        }
+        if not rel["components"]:
+            libraries.append(common)
+        for comp in rel["components"]:
+            components.append(
+                {"kind": comp["kind"], "name": comp["name"], **common, "entry_point": comp["entry_point"]}
+            )
+    components.sort(key=lambda c: (c["kind"], c["name"].lower()))
+    catalogue["components"], catalogue["libraries"] = components, libraries
+    return catalogue
+
+
+def dumps(catalogue: dict) -> str:
+    ordered = {k: catalogue[k] for k in ("format", "components", "libraries", "projects")}
+    return json.dumps(ordered, indent=1) + "\n"
+
+
+def render_html(catalogue: dict, title: str = "AgentOS component registry") -> str:
+    """A static page listing every component: kind, name, version, description, install line."""
+    rows = []
+    for c in catalogue["components"]:
+        project = escape(c["project"])
+        versions = ", ".join(escape(v) for v in reversed(c["versions"]))
+        rows.append(
+            "<tr>"
+            f"<td>{escape(c['kind'])}</td>"
+            f"<td><b>{escape(c['name'])}</b></td>"
+            f"<td>{escape(c['version'])}</td>"
+            f"<td>{escape(c['description'])}</td>"
+            f'<td><a href="simple/{project}/">{escape(c["package"])}</a></td>'
+            f"<td><code>agentos install {escape(c['kind'])} {escape(c['name'])}</code></td>"
+            f"<td>{versions}</td>"
+            "</tr>"
+        )
+    libs = [
+        f'<li><a href="simple/{escape(lib["project"])}/">{escape(lib["package"])}</a> '
+        f"{escape(lib['version'])}: {escape(lib['description'])}</li>"
+        for lib in catalogue["libraries"]
+    ]
+    head = "<tr><th>Kind</th><th>Name</th><th>Version</th><th>Description</th><th>Package</th>"
+    head += "<th>Install</th><th>Versions</th></tr>"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8">',
+        f"<title>{escape(title)}</title>",
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border-bottom:1px solid #ddd;padding:.3em .6em;text-align:left}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{escape(title)}</h1>",
+        f"<p>{len(catalogue['components'])} components. Machine-readable: "
+        '<a href="catalogue.json">catalogue.json</a>. Package index for pip: '
+        '<a href="simple/">simple/</a>.</p>',
+        f"<table>\n{head}",
+        *rows,
+        "</table>",
+        "<h2>Libraries</h2>",
+        "<ul>",
+        *libs,
+        "</ul>",
+        "</body>",
+        "</html>",
+        "",
+    ]
+    return "\n".join(parts)

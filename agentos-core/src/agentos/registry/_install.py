@@ -1,0 +1,368 @@
+"""``agentos install`` and ``agentos uninstall``: pip in the agent's environment, then agent.ini.
+
+Order of events, so that a failure at any point leaves agent.ini, the requirements file and the
+environment as they were:
+
+1. read the index: the catalogue names the project, its page lists the file; the file is fetched
+   and its sha256 checked against the page (nothing installed yet);
+2. plan: if every requirement of the wheel is already satisfied, the plan is the component alone;
+   otherwise ``pip install --dry-run --report -`` says what would be installed, and projects that
+   the registry hosts are pinned to the registry's files (no dependency confusion);
+3. refuse if the plan breaks a requirement of something installed (naming both sides);
+4. ``pip install --no-deps`` of exactly the planned files, shielded from Ctrl-C (on Ctrl-C we let
+   pip finish, then undo it);
+5. only then write the requirements file and agent.ini, each atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+
+from ..config import AgentConfig, atomic_write
+from ..errors import AgentOSError, UsageError
+from ..host import canonical_kind, did_you_mean, distribution_name, normalize
+from . import _pip, _requirements
+from ._artifacts import read_artifact
+from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
+
+
+def load_agent(agent: str | None) -> AgentConfig:
+    from .._paths import find_agent_ini
+
+    path = agent or find_agent_ini()
+    if path is None:
+        raise UsageError("no agent.ini here: run this in an agent folder (agentos init) or pass --agent PATH")
+    if os.path.isdir(path):
+        path = os.path.join(path, "agent.ini")
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such agent.ini")
+    return AgentConfig.load(path)
+
+
+def _kind(kind: str) -> str:
+    try:
+        return canonical_kind(kind)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _split_version(name: str, version: str | None) -> tuple[str, str | None]:
+    if "==" in name:
+        name, _, pinned = name.partition("==")
+        version = version or pinned
+    return name.strip(), (version.strip() if version else None)
+
+
+def _labels() -> dict[str, str]:
+    """Normalized distribution -> "environment a (agentos-env-a 1.0)" for messages."""
+    from ..host import discover
+
+    labels: dict[str, str] = {}
+    for spec in discover():
+        label = f"{spec.kind} {spec.name} ({spec.package} {spec.version})"
+        labels[normalize(spec.package)] = labels.get(normalize(spec.package), label)
+    return labels
+
+
+def find_project(client: IndexClient, kind: str, name: str) -> tuple[str, str, set[str]]:
+    """(project, component name as published, projects the registry hosts) for ``kind name``."""
+    try:
+        catalogue = client.catalogue()
+    except IndexError_ as exc:
+        if "no catalogue.json" not in str(exc):
+            raise
+        return distribution_name(kind, name), name, set()  # a plain PEP 503 index: use the convention
+    hosted = set(catalogue.get("projects", {}))
+    rows = [c for c in catalogue.get("components", []) if c["kind"] == kind]
+    for row in rows:
+        if normalize(row["name"]) == normalize(name):
+            return row["project"], row["name"], hosted
+    conventional = distribution_name(kind, name)
+    if conventional in hosted:  # every release yanked: only an exact version can be installed
+        return conventional, name, hosted
+    hint = did_you_mean(name, [r["name"] for r in rows])
+    raise UsageError(f"no {kind} named {name!r} in the registry at {client.url}{hint} (see: agentos search {kind})")
+
+
+def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[str], skip: str) -> list[str]:
+    """Exact registry files for planned projects that the registry hosts but pip took elsewhere."""
+    from packaging.utils import canonicalize_name
+
+    pins = []
+    for item in items:
+        project = canonicalize_name(item["metadata"]["name"])
+        url = item.get("download_info", {}).get("url", "")
+        if project == skip or project not in hosted or url.startswith(client.url):
+            continue
+        files = client.project_files(project) or []
+        entry = None
+        for version in (item["metadata"]["version"], None):  # the same version, else the registry's latest
+            try:
+                entry = choose_file(files, project, version)
+                break
+            except UsageError:
+                continue
+        if entry is None:
+            raise AgentOSError(
+                f"{project} {item['metadata']['version']} would come from {url}, not from the "
+                "registry; refusing (dependency confusion); nothing was changed"
+            )
+        pins.append(f"{project} @ {entry['url']}#sha256={entry['hashes']['sha256']}")
+    return pins
+
+
+def _plan(art, requirement: str, client: IndexClient, hosted: set[str], echo) -> tuple[dict[str, str], list[str]]:
+    """(normalized name -> version to install, requirements for ``pip install --no-deps``)."""
+    from packaging.utils import canonicalize_name
+
+    if not _pip.unmet(art.requires):
+        return {art.project: art.version}, [requirement]
+    echo(f"resolving the requirements of {art.name} {art.version} (pip dry run)...")
+    requirements = [requirement]
+    for _ in range(3):
+        items = _pip.dry_run(requirements, extra_index=client.simple_url)
+        pins = _pin_registry_projects(items, client, hosted, art.project)
+        if not pins:
+            break
+        requirements += pins
+    else:
+        raise AgentOSError("could not pin the registry's own projects to the registry; nothing was changed")
+    plan = {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in items}
+    exact = [requirement] + [
+        _pip.item_requirement(i) for i in items if canonicalize_name(i["metadata"]["name"]) != art.project
+    ]
+    return plan, exact
+
+
+def _rollback(before: dict[str, str | None], client: IndexClient | None) -> list[str]:
+    """Undo an install: remove what was new, reinstall what was replaced (best effort)."""
+    after = _pip.installed_versions(before)
+    remove = [n for n, v in before.items() if v is None and after.get(n) is not None]
+    restore = [f"{n}=={v}" for n, v in before.items() if v is not None and after.get(n) != v]
+    problems = []
+    if remove:
+        proc = _pip.run_pip("uninstall", "-y", *remove, shield=True)
+        if proc.returncode:
+            problems.append(_pip.error_line(proc))
+    if restore:
+        extra = ["--extra-index-url", client.simple_url] if client else []
+        proc = _pip.run_pip("install", "--no-deps", *extra, *restore, shield=True)
+        if proc.returncode:
+            problems.append(_pip.error_line(proc))
+    return problems
+
+
+def _installed_hash(project: str) -> str | None:
+    """sha256 of the archive an installed distribution came from (its direct_url.json), if known."""
+    import json
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution(project).read_text("direct_url.json")
+        info = json.loads(text or "{}").get("archive_info", {})
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    hashes = info.get("hashes") or {}
+    return hashes.get("sha256") or (info.get("hash", "").split("=", 1)[1] if "=" in info.get("hash", "") else None)
+
+
+def _pip_install(plan, requirements, before, client, force: bool) -> None:
+    args = ["install", "--no-deps", *(["--force-reinstall"] if force else []), *requirements]
+    try:
+        proc = _pip.run_pip(*args, shield=True)
+    except KeyboardInterrupt:
+        problems = _rollback(before, client)
+        tail = f"; rollback problems: {'; '.join(problems)}" if problems else ""
+        raise _pip.Interrupted(
+            f"interrupted: the install was undone; agent.ini and requirements unchanged{tail}"
+        ) from None
+    if proc.returncode != 0:
+        raise _pip.PipError(f"pip failed: {_pip.error_line(proc)}; agent.ini and requirements unchanged")
+
+
+@contextlib.contextmanager
+def _finish_despite_ctrl_c():
+    """The two file writes after pip succeeded are completed even if Ctrl-C arrives meanwhile."""
+    import signal
+
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+
+
+def install(
+    kind: str,
+    name: str,
+    *,
+    version: str | None = None,
+    default: bool | None = None,
+    agent: str | None = None,
+    index_url: str | None = None,
+    ask=None,
+    echo=None,
+) -> dict:
+    """Install the component ``kind name`` from the registry into the agent's environment.
+
+    ``default``: True/False make it (not) the default of its kind; None makes it the default when
+    it is the first of its kind, else asks with ``ask(kind, name, current)`` when given, else keeps
+    the current default. Returns what was done.
+    """
+    echo = echo or (lambda message: None)
+    kind = _kind(kind)
+    name, version = _split_version(name, version)
+    config = load_agent(agent)
+    client = IndexClient(resolve_index_url(index_url, config))
+    project, comp_name, hosted = find_project(client, kind, name)
+    files = client.project_files(project)
+    if not files:
+        raise UsageError(f"{project} is not in the package index at {client.url}")
+    entry = choose_file(files, project, version)
+    path = client.fetch_file(entry)
+    art = read_artifact(path)
+    if not any(c["kind"] == kind and normalize(c["name"]) == normalize(comp_name) for c in art.components):
+        raise AgentOSError(f"{entry['filename']} does not declare the {kind} {comp_name!r}; not installing it")
+    requirement = f"{art.name} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
+    installed = _pip.installed_versions([art.project])[art.project]
+    same = installed == art.version and _installed_hash(art.project) == art.sha256
+    if not same:
+        plan, exact = _plan(art, requirement, client, hosted, echo)
+        clashes = _pip.conflicts(plan, _labels())
+        if clashes:
+            raise AgentOSError(
+                f"conflict: installing {kind} {comp_name} ({art.name} {art.version}) would break "
+                f"what is installed: {'; '.join(clashes)}; nothing was changed"
+            )
+        before = _pip.installed_versions(plan)
+        echo(f"installing {art.name} {art.version}" + (f" and {len(plan) - 1} requirement(s)" if len(plan) > 1 else ""))
+        _pip_install(plan, exact, before, client, force=installed == art.version)
+    return _record(config, kind, comp_name, art, entry, default, ask, changed=not same)
+
+
+def _is_installed(kind: str, name: str) -> bool:
+    from ..host import ComponentHost
+
+    return ComponentHost().find(kind, name) is not None
+
+
+def _record(config, kind, comp_name, art, entry, default, ask, changed) -> dict:
+    current = config.default(kind)
+    notes = []
+    local = config.component(kind, current) if current else None
+    dangling = current is not None and not (local and local.source) and not _is_installed(kind, current)
+    if current is None or normalize(current) == normalize(comp_name) or dangling:
+        make_default = True if default is None else default
+        if dangling and make_default:
+            notes.append(f"{comp_name} replaces {current} as the default {kind} ({current} is not installed)")
+    elif default is not None:
+        make_default = default
+    elif ask is not None:
+        make_default = bool(ask(kind, comp_name, current))
+    else:
+        make_default = False
+        notes.append(f"{current} stays the default {kind} (use --default to make {comp_name} the default)")
+    req_path = _requirements.requirements_path(config)
+    req_text = _requirements.with_line(
+        _requirements.read(req_path), art.project, _requirements.pinned_line(art.name, entry["url"], art.sha256)
+    )
+    config.add_component(kind, comp_name, package=art.name, version=art.version)
+    if make_default:
+        config.set_default(kind, comp_name)
+    with _finish_despite_ctrl_c():
+        atomic_write(req_path, req_text)
+        config.save()
+    return {
+        "kind": kind,
+        "name": comp_name,
+        "package": art.name,
+        "version": art.version,
+        "default": bool(make_default) or normalize(config.default(kind) or "") == normalize(comp_name),
+        "changed": changed,
+        "file": entry["url"],
+        "sha256": art.sha256,
+        "agent_ini": config.path,
+        "requirements": req_path,
+        "notes": notes,
+    }
+
+
+def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=None) -> dict:
+    """Remove a component: its package (unless another component of agent.ini still uses it),
+    its agent.ini section and its requirements line; picks (or asks for) the next default."""
+    from ..host import ComponentHost
+
+    echo = echo or (lambda message: None)
+    kind = _kind(kind)
+    config = load_agent(agent)
+    comp = config.component(kind, name)
+    spec = ComponentHost().find(kind, name)
+    if comp is None and spec is None:
+        hint = did_you_mean(name, config.component_names(kind))
+        raise UsageError(f"no {kind} named {name!r} is installed in {config.path}{hint}")
+    comp_name = comp.name if comp else spec.name
+    package = (comp.package if comp else "") or (spec.package if spec else "") or distribution_name(kind, name)
+    local = bool(comp and comp.source)
+    shared = [
+        c
+        for c in config.components.values()
+        if c is not comp and c.package and normalize(c.package) == normalize(package)
+    ]
+    req_path = _requirements.requirements_path(config)
+    old_req = _requirements.read(req_path)
+    removed_pkg = False
+    if not local and not shared and _pip.installed_versions([package])[package] is not None:
+        try:
+            proc = _pip.run_pip("uninstall", "-y", package, shield=True)
+        except KeyboardInterrupt:
+            _restore(package, old_req)
+            raise _pip.Interrupted(
+                "interrupted: the package was reinstalled; agent.ini and requirements unchanged"
+            ) from None
+        if proc.returncode != 0:
+            raise _pip.PipError(f"pip failed: {_pip.error_line(proc)}; agent.ini and requirements unchanged")
+        removed_pkg = True
+    notes = []
+    new_default = config.default(kind)
+    if comp is not None:
+        config.remove_component(kind, comp_name)
+    if new_default is not None and normalize(new_default) == normalize(comp_name):
+        remaining = config.component_names(kind)
+        if not remaining:
+            new_default = None
+        elif len(remaining) == 1 or ask is None:
+            new_default = remaining[0]
+        else:
+            new_default = ask(kind, remaining)
+        config.set_default(kind, new_default)
+        notes.append(f"the default {kind} is now {new_default}" if new_default else f"no {kind} is left")
+    req_text = old_req if local or shared else _requirements.with_line(old_req, package, None)
+    with _finish_despite_ctrl_c():
+        if req_text != old_req:
+            atomic_write(req_path, req_text)
+        config.save()
+    return {
+        "kind": kind,
+        "name": comp_name,
+        "package": package,
+        "uninstalled": removed_pkg,
+        "default": new_default,
+        "agent_ini": config.path,
+        "notes": notes,
+    }
+
+
+def _restore(package: str, requirements_text: str) -> None:
+    """Reinstall ``package`` from its pinned requirements line after an interrupted uninstall."""
+    from packaging.utils import canonicalize_name
+
+    for line in requirements_text.splitlines():
+        if _requirements.requirement_name(line) == canonicalize_name(package):
+            _pip.run_pip("install", "--no-deps", line.strip(), shield=True)
+            return

@@ -1,0 +1,78 @@
+"""``agentos publish``, ``agentos yank`` and ``agentos index``: writing a local index."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from ..errors import UsageError
+from ._artifacts import check_convention, read_artifact
+from ._build import collect
+from ._client import embedded_index_dir
+from ._index import LocalIndex
+
+
+def index_dir(index: str | None = None) -> str:
+    """The folder to write: ``index`` (a path or ``file://`` URL), else the embedded ``index/``."""
+    if index:
+        if "://" in index:
+            from ._client import local_path
+
+            path = local_path(index)
+            if path is None:
+                raise UsageError(f"can only publish into a local folder, not {index}")
+            index = path
+        return os.path.abspath(index)
+    embedded = embedded_index_dir()
+    if embedded is None:
+        raise UsageError("no index folder: pass --index DIR")
+    return embedded
+
+
+def publish(paths: list[str], index: str | None = None, *, library: bool = False, sdist: bool = False) -> list[dict]:
+    """Publish plugin folders (built into a wheel, plus an sdist with ``sdist``), wheels or sdists.
+
+    Every file is read and checked (metadata, entry points, naming convention) before anything
+    is written; returns one ``{"filename", "project", "version", "status"}`` per file.
+    """
+    if not paths:
+        raise UsageError("nothing to publish: name a plugin folder, a wheel or an sdist")
+    target = LocalIndex(index_dir(index))
+    with tempfile.TemporaryDirectory(prefix="agentos-publish-") as work:
+        artifacts = [read_artifact(p) for p in collect(list(paths), work, sdist=sdist)]
+        by_version: dict[tuple[str, str], list] = {}
+        for art in artifacts:
+            by_version.setdefault((art.project, art.version), []).append(art)
+        for arts in by_version.values():
+            wheels = [a for a in arts if a.packagetype == "bdist_wheel"]
+            for art in wheels or arts:  # an sdist's entry points are only checked without a wheel
+                check_convention(art, library=library)
+        results = target.publish(artifacts)
+    for r in results:
+        r["index"] = target.root
+    return results
+
+
+def yank(package: str, version: str, reason: str = "", index: str | None = None, *, undo: bool = False) -> list[str]:
+    """Mark a published version yanked (PEP 592): pip and ``agentos install`` skip it unless pinned."""
+    from ..host import normalize, parse_distribution_name
+
+    if not reason and not undo:
+        raise UsageError("say why: agentos yank NAME VERSION --reason TEXT")
+    target = LocalIndex(index_dir(index))
+    project = normalize(package)
+    if parse_distribution_name(project) is None and not os.path.isdir(os.path.join(target.simple, project)):
+        matches = (
+            [p for p in os.listdir(target.simple) if p.endswith(f"-{project}")] if os.path.isdir(target.simple) else []
+        )
+        if len(matches) == 1:
+            project = matches[0]
+    return target.yank(project, version, reason, undo=undo)
+
+
+def rebuild_index(index: str | None = None) -> dict:
+    return LocalIndex(index_dir(index)).rebuild()
+
+
+def check_index(index: str | None = None) -> list[str]:
+    return LocalIndex(index_dir(index)).check()

@@ -1,0 +1,66 @@
+"""The agent's requirements file: one pinned, hashed line per installed component.
+
+A component line names the exact file of the index, with its hash in the URL fragment::
+
+    agentos-env-2048 @ file:///.../index/files/agentos-env-2048/agentos_env_2048-1.0.0-py3-none-any.whl#sha256=...
+
+so ``pip install -r requirements.txt`` reinstalls exactly that file (pip checks the hash) without
+consulting any index for it, and without switching pip into ``--require-hashes`` mode for the
+other lines. Other lines (comments, options, hand-written requirements) are kept as they are.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def requirement_name(line: str) -> str | None:
+    """The normalized project a requirements line is about, or None (comments, options...)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    text = line.split(" #", 1)[0].strip()
+    if not text or text.startswith(("#", "-")):
+        return None
+    try:
+        return canonicalize_name(Requirement(text).name)
+    except InvalidRequirement:
+        return None
+
+
+def pinned_line(package: str, url: str, sha256: str) -> str:
+    return f"{package} @ {url.split('#', 1)[0]}#sha256={sha256}"
+
+
+def read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def with_line(text: str, project: str, line: str | None) -> str:
+    """``text`` with the line(s) for ``project`` replaced by ``line`` (or removed when None)."""
+    from packaging.utils import canonicalize_name
+
+    project = canonicalize_name(project)
+    out, placed = [], False
+    for existing in text.splitlines():
+        if requirement_name(existing) == project:
+            if line is not None and not placed:
+                out.append(line)
+                placed = True
+            continue
+        out.append(existing)
+    if line is not None and not placed:
+        out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+def requirements_path(config) -> str:
+    return config.resolve_path(str(config.meta_value("requirements", "requirements.txt")))
+
+
+def exists(path: str) -> bool:
+    return os.path.exists(path)
