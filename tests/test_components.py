@@ -76,10 +76,10 @@ def test_acr_reaches_components_by_kind_and_name(venv, tmp_path):
         assert observation.shape == (4, 4) and info["score"] == 0
         assert acr.environment["2048"] is env            # one shared instance per process
         assert acr.policy.random.decide(0) in (0, 1)     # sized to the default env: the corridor
-        assert sorted(acr.environment) == ["2048", "corridor"]
+        assert {"2048", "corridor"} <= set(acr.environment)  # other first-party plugins may join
         assert "2048" in acr.environment and "nope" not in acr.environment
-        assert len(acr.policy) == 1
-        assert repr(acr.environment) == "<acr.environment: 2048, corridor* (* default)>"
+        assert "random" in acr.policy and len(acr.policy) == len(list(acr.policy)) >= 1
+        assert repr(acr.environment).startswith("<acr.environment: 2048, corridor*")
         try:
             acr.environment["coridor"]
         except LookupError as exc:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 
 from .errors import UsageError
 from .host import ComponentHost, canonical_kind, error_key, recorded_errors
 
-__all__ = ["init_agent", "list_components", "run"]
+__all__ = ["init_agent", "list_components", "list_runs", "run", "show_run", "train"]
 
 
 def init_agent(directory: str = ".", **options) -> dict:
@@ -62,22 +61,38 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
     return rows
 
 
-def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None) -> dict:
-    """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary."""
-    from ._context import use
-    from ._paths import find_agent_ini
-    from ._runner import run_agent
+def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None,
+        from_run: str | None = None, checkpoint: str | None = None, force: bool = False, record: bool = True) -> dict:
+    """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary.
 
-    path = agent_ini or find_agent_ini()
-    if path is None:
-        raise UsageError("no agent.ini here; create one with 'agentos init' or name it: agentos run PATH")
-    if os.path.isdir(path):
-        path = os.path.join(path, "agent.ini")
-    if episodes < 1:
-        raise UsageError("--episodes must be at least 1")
-    context = use(path)
-    try:
-        agent = context.build_agent()
-        return run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
-    finally:
-        context.close()
+    ``checkpoint`` loads a saved policy; ``from_run`` reuses a recorded run (see
+    :func:`agentos._learning.run`). Every run is recorded under ``<agent dir>/runs/`` unless
+    ``record`` is false or agent.ini says ``[agentos] runs = none``.
+    """
+    from ._learning import run as _run
+
+    return _run(agent_ini, episodes=episodes, seed=seed, on_episode=on_episode, from_run=from_run,
+                checkpoint=checkpoint, force=force, record=record)
+
+
+def train(agent_ini: str | None = None, *, episodes: int | None = None, steps: int | None = None,
+          seed: int | None = None, on_episode=None, on_interrupt=None, record: bool = True) -> dict:
+    """Train the agent's policy with its trainer; records the run and its checkpoint."""
+    from ._learning import train as _train
+
+    return _train(agent_ini, episodes=episodes, steps=steps, seed=seed, on_episode=on_episode,
+                  on_interrupt=on_interrupt, record=record)
+
+
+def list_runs(agent_ini: str | None = None) -> list[dict]:
+    """Past runs of an agent (``agentos runs``)."""
+    from ._learning import list_runs as _list_runs
+
+    return _list_runs(agent_ini)
+
+
+def show_run(ref: str, agent_ini: str | None = None) -> dict:
+    """One past run (``agentos runs show RUN``)."""
+    from ._learning import show_run as _show_run
+
+    return _show_run(ref, agent_ini)

@@ -11,7 +11,7 @@ KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
 #: Commands that act on one agent: they re-execute in the agent's venv when agent.ini names one.
 _AGENT_COMMANDS = frozenset({"install", "uninstall", "list", "run", "train", "runs"})
-COMMAND_MODULES: tuple[str, ...] = ("._registry_commands",)
+COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agent_ini", nargs="?", help="the agent.ini (default: ./agent.ini)")
     p.add_argument("--episodes", "-n", type=int, default=10, help="episodes to run (default 10)")
     p.add_argument("--seed", type=int, default=None, help="seed of the first reset and the policy")
+    p.add_argument(
+        "--from-run", metavar="RUN", help="reuse a recorded run: its agent.ini and checkpoint (see: agentos runs)"
+    )
+    p.add_argument("--checkpoint", metavar="PATH", help="load the policy from a checkpoint file")
+    p.add_argument("--force", action="store_true", help="with --from-run: run even if installed components differ")
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("list", help="installed components: kind, name, version, package, status")
@@ -64,13 +69,16 @@ def _run(args) -> int:
         if n <= 20 or n % max(1, args.episodes // 10) == 0:
             print(f"episode {n:>4}: return {number(result.episode_return):>9}  steps {result.length}")
 
-    summary = run(args.agent_ini, episodes=args.episodes, seed=args.seed, on_episode=on_episode)
+    summary = run(args.agent_ini, episodes=args.episodes, seed=args.seed, on_episode=on_episode,
+                  from_run=args.from_run, checkpoint=args.checkpoint, force=args.force)
     print(
         f"{summary['status']}: {summary['episodes']} episodes, {summary['steps']} steps, "
         f"mean return {number(summary['mean_return'])} ± {number(summary['std_return'])} "
         f"(min {number(summary['min_return'])}, max {number(summary['max_return'])}), "
         f"{number(summary['steps_per_second'])} steps/s"
     )
+    if summary.get("run"):
+        print(f"run {summary['run']}: {summary['run_dir']}")
     return 130 if summary["status"] == "interrupted" else 0
 
 

@@ -1,0 +1,304 @@
+"""The learning side of the API: ``train``, ``run`` with checkpoints, and the run records.
+
+:mod:`agentos.api` re-exports these functions; the CLI calls them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+from .errors import UsageError
+
+
+def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
+    from ._context import find_agent_ini
+
+    path = agent_ini or find_agent_ini()
+    if path is None:
+        raise UsageError(f"no agent.ini here; create one with 'agentos init' or name it: agentos {command} PATH")
+    if os.path.isdir(path):
+        path = os.path.join(path, "agent.ini")
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    return path
+
+
+def _start_record(context, path: str, mode: str, **meta):
+    from ._records import RunRecord
+    from .trackers import register_builtin_trackers
+
+    register_builtin_trackers()
+    try:
+        return RunRecord.create(context, path, mode, **meta)
+    except OSError as exc:
+        print(f"agentos: warning: no run record ({exc})", file=sys.stderr)
+        return None
+
+
+class _StopOnInterrupt:
+    """First Ctrl-C: stop at the end of the current episode. Second: stop now (KeyboardInterrupt)."""
+
+    def __init__(self, notify=None):
+        self.requested = False
+        self.notify = notify
+        self._previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        if self.notify:
+            self.notify()
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def train(
+    agent_ini: str | None = None,
+    *,
+    episodes: int | None = None,
+    steps: int | None = None,
+    seed: int | None = None,
+    on_episode=None,
+    on_interrupt=None,
+    record: bool = True,
+) -> dict:
+    """Train the agent of ``agent_ini`` for ``episodes`` episodes or ``steps`` steps.
+
+    Returns a summary dict (with ``run``: the run id, and ``checkpoint``: its path). The first
+    Ctrl-C stops at the end of the current episode, a second one at once; either way the policy is
+    saved, so the checkpoint is usable. ``on_episode(run, result)`` is called after each episode.
+    """
+    from ._context import use
+    from ._runner import EpisodeResult, Run
+    from .plugins import get_plugin_manager
+
+    if (episodes is None) == (steps is None):
+        raise UsageError("give a number of episodes, or --steps N")
+    budget = episodes if episodes is not None else steps
+    if budget < 1:
+        raise UsageError("the number of episodes or steps must be at least 1")
+    path = resolve_agent_ini(agent_ini, "train")
+    context = use(path)
+    try:
+        agent = context.build_agent()
+        if getattr(agent, "trainer", None) is None:
+            raise UsageError(f"{path} names no trainer: add [trainer] default = NAME (e.g. sarsa, dqn_sgd, sb3)")
+        if seed is not None and agent.policy is not None:
+            agent.policy.seed(seed)
+        rec = (
+            _start_record(context, path, "train", seed=seed, request={"episodes": episodes, "steps": steps})
+            if record
+            else None
+        )
+        hook = get_plugin_manager().hook
+        run = Run(agent=agent, mode="train", seed=seed, config_path=path, extra={"record": rec} if rec else {})
+        hook.agentos_run_start(run=run)
+        episode_end = hook.agentos_episode_end if hook.agentos_episode_end.get_hookimpls() else None
+        episodes_list = run.episodes
+
+        with _StopOnInterrupt(on_interrupt) as stop:
+
+            def callback(episode_return, length, *args, **kwargs):
+                result = EpisodeResult(float(episode_return), int(length))
+                episodes_list.append(result)
+                if episode_end is not None:
+                    episode_end(
+                        run=run,
+                        episode=len(episodes_list) - 1,
+                        episode_return=result.episode_return,
+                        length=result.length,
+                        info=kwargs.get("info") or {},
+                    )
+                if on_episode is not None:
+                    on_episode(run, result)
+                return not stop.requested
+
+            status = "finished"
+            try:
+                agent.train(episodes=episodes, steps=steps, seed=seed, callback=callback)
+                if stop.requested:
+                    status = "interrupted"
+            except KeyboardInterrupt:
+                status = "interrupted"
+            except BaseException:
+                status = "failed"
+                raise
+            finally:
+                checkpoint = None
+                if rec is not None:
+                    try:
+                        checkpoint = rec.save_checkpoint(agent.policy)
+                    except Exception as exc:  # report, but keep the original error if there is one
+                        rec.meta["checkpoint_error"] = f"{type(exc).__name__}: {exc}"
+                        if status != "failed":
+                            raise
+                summary = run.summary(status)
+                summary.update(
+                    run=rec.id if rec else None, run_dir=rec.directory if rec else None, checkpoint=checkpoint
+                )
+                hook.agentos_run_end(run=run, summary=summary)
+                if rec is not None:
+                    rec.finish(summary)
+        return summary
+    finally:
+        context.close()
+
+
+def run(
+    agent_ini: str | None = None,
+    *,
+    episodes: int = 10,
+    seed: int | None = None,
+    on_episode=None,
+    from_run: str | None = None,
+    checkpoint: str | None = None,
+    force: bool = False,
+    record: bool = True,
+) -> dict:
+    """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
+
+    ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
+    its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
+    component packages differ from the run's lock, unless ``force``.
+    """
+    from ._context import AgentContext, use
+    from ._records import find_record, lock_differences, runs_dir
+    from ._runner import run_agent
+    from .config import AgentConfig
+
+    if episodes < 1:
+        raise UsageError("--episodes must be at least 1")
+    if from_run and checkpoint:
+        raise UsageError("give --from-run or --checkpoint, not both")
+    path = resolve_agent_ini(agent_ini, "run")
+    source_run = None
+    if from_run:
+        here = AgentConfig.load(path)
+        source_run = find_record(runs_dir(here), from_run)
+        with open(source_run.path("agent.ini"), encoding="utf-8") as f:
+            config = AgentConfig.from_text(f.read(), path=path)
+        context = use(AgentContext(config))
+        differences = lock_differences(context, source_run.lock())
+        if differences and not force:
+            raise UsageError(
+                f"run {source_run.id} was made with other components: {'; '.join(differences)} "
+                "(reinstall them, or pass --force to run anyway)"
+            )
+        checkpoint = source_run.checkpoint_path()
+        if checkpoint is None:
+            raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
+    else:
+        context = use(path)
+    if checkpoint is not None and not os.path.isfile(checkpoint):
+        raise UsageError(f"no such checkpoint: {checkpoint}")
+    try:
+        agent = context.build_agent()
+        if checkpoint is not None:
+            try:
+                agent.policy.load(checkpoint)
+            except NotImplementedError as exc:
+                raise UsageError(f"the policy cannot load checkpoints: {exc}") from None
+            except (OSError, ValueError, KeyError, RuntimeError) as exc:
+                raise UsageError(f"cannot load checkpoint {checkpoint}: {type(exc).__name__}: {exc}") from None
+        rec = None
+        if record:
+            rec = _start_record(
+                context,
+                path,
+                "run",
+                seed=seed,
+                request={
+                    "episodes": episodes,
+                    "from_run": source_run.id if source_run else None,
+                    "checkpoint": os.path.abspath(checkpoint) if checkpoint else None,
+                    "force": force,
+                },
+            )
+        if rec is not None:
+            if source_run is not None:
+                # the agent.ini that ran is the source run's
+                with open(source_run.path("agent.ini"), "rb") as src, open(rec.path("agent.ini"), "wb") as dst:
+                    dst.write(src.read())
+            from .trackers import attach_to_next_run
+
+            attach_to_next_run(record=rec)
+        summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+        if rec is not None:
+            if getattr(agent.policy, "learns_while_running", False):
+                summary["checkpoint"] = rec.save_checkpoint(agent.policy)
+            summary.update(run=rec.id, run_dir=rec.directory)
+            rec.finish(summary)
+        return summary
+    finally:
+        context.close()
+
+
+def list_runs(agent_ini: str | None = None) -> list[dict]:
+    """Past runs of an agent, oldest first: id, mode, status, episodes, steps, returns, components."""
+    from ._records import list_records, runs_dir
+    from .config import AgentConfig
+
+    path = resolve_agent_ini(agent_ini, "runs")
+    rows = []
+    for rec in list_records(runs_dir(AgentConfig.load(path))):
+        summary = rec.meta.get("summary") or {}
+        comps = rec.meta.get("components", {})
+        rows.append(
+            {
+                "id": rec.id,
+                "mode": rec.meta.get("mode"),
+                "status": rec.meta.get("status"),
+                "started": rec.meta.get("started"),
+                "episodes": summary.get("episodes"),
+                "steps": summary.get("steps"),
+                "mean_return": summary.get("mean_return"),
+                "last100_mean": _last100(rec),
+                "environment": comps.get("environment"),
+                "policy": comps.get("policy"),
+                "trainer": comps.get("trainer") if rec.meta.get("mode") == "train" else None,
+                "checkpoint": rec.meta.get("checkpoint"),
+                "directory": rec.directory,
+            }
+        )
+    return rows
+
+
+def _last100(rec) -> float | None:
+    try:
+        with open(rec.path("returns100.csv"), encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+        return float(lines[-1].split(",")[1]) if lines else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def show_run(ref: str, agent_ini: str | None = None) -> dict:
+    """One run: its run.json, lock, last100 mean and files."""
+    from ._records import find_record, runs_dir
+    from .config import AgentConfig
+
+    directory = None
+    if not os.path.isfile(os.path.join(ref, "run.json")):
+        directory = runs_dir(AgentConfig.load(resolve_agent_ini(agent_ini, "runs show")))
+    rec = find_record(directory, ref)
+    info = dict(rec.meta)
+    info["directory"] = rec.directory
+    info["files"] = sorted(os.listdir(rec.directory))
+    info["last100_mean"] = _last100(rec)
+    try:
+        info["lock"] = rec.lock()
+    except (OSError, ValueError):
+        info["lock"] = None
+    return info

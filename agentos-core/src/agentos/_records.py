@@ -1,0 +1,312 @@
+"""Run records: ``<agent dir>/runs/<run id>/`` for every ``agentos train`` and ``agentos run``.
+
+A record holds::
+
+    run.json          what ran: mode, status, components, seed, summary, checkpoint file name
+    agent.ini         the agent.ini used, byte for byte
+    lock.json         component packages (name, version, sha256) and the interpreter's other packages
+    returns.csv       one row per episode: episode,frame,return,length,seconds
+    returns100.csv    every 100 episodes: frame,mean,std,max,min (autonomous-learning-library format,
+                      no header, so ``all.experiments.plot_returns_100`` reads it as is)
+    returns.png       the learning curve (matplotlib)
+    checkpoint.*      the policy's learned state (safetensors or a weights-only torch file)
+
+The CSV files and the plot are written by the built-in tracker (:mod:`agentos.trackers`), which is a
+pluggy hook implementation like any third-party tracker.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import secrets
+import sys
+
+from .errors import UsageError
+
+RUN_FILE = "run.json"
+LOCK_FILE = "lock.json"
+KINDS_USED = ("environment", "policy", "trainer", "agent")
+
+
+def runs_dir(config) -> str | None:
+    """Where an agent keeps its runs: ``[agentos] runs`` (``none``/``false`` disables), else ``runs/``."""
+    value = config.meta_value("runs", "runs") if config is not None else "runs"
+    if value is None or value is False or value == "":
+        return None
+    return config.resolve_path(str(value)) if config is not None else os.path.abspath(str(value))
+
+
+def new_run_id(mode: str) -> str:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{mode}-{secrets.token_hex(2)}"
+
+
+def _atomic_json(path: str, value) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(value, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+class RunRecord:
+    """One run's folder and its ``run.json``."""
+
+    def __init__(self, directory: str, meta: dict):
+        self.directory = directory
+        self.meta = meta
+
+    @property
+    def id(self) -> str:
+        return self.meta["id"]
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.directory, name)
+
+    @classmethod
+    def create(
+        cls, context, config_path: str, mode: str, *, seed=None, request: dict | None = None
+    ) -> RunRecord | None:
+        """Start a record for a run of the agent of ``context`` (None when records are disabled)."""
+        directory = runs_dir(context.config)
+        if directory is None:
+            return None
+        run_id = new_run_id(mode)
+        folder = os.path.join(directory, run_id)
+        os.makedirs(folder, exist_ok=False)
+        with open(config_path, "rb") as f:
+            ini_bytes = f.read()
+        with open(os.path.join(folder, "agent.ini"), "wb") as f:
+            f.write(ini_bytes)
+        components = component_names(context)
+        _atomic_json(os.path.join(folder, LOCK_FILE), make_lock(context, components))
+        meta = {
+            "id": run_id,
+            "mode": mode,
+            "status": "running",
+            "started": _dt.datetime.now().isoformat(timespec="seconds"),
+            "finished": None,
+            "agent_dir": context.config.directory if context.config is not None else os.getcwd(),
+            "agent_ini": os.path.abspath(config_path),
+            "seed": seed,
+            "request": request or {},
+            "components": components,
+            "checkpoint": None,
+            "summary": None,
+        }
+        record = cls(folder, meta)
+        record.write()
+        return record
+
+    @classmethod
+    def open(cls, folder: str) -> RunRecord:
+        with open(os.path.join(folder, RUN_FILE), encoding="utf-8") as f:
+            return cls(folder, json.load(f))
+
+    def write(self) -> None:
+        _atomic_json(self.path(RUN_FILE), self.meta)
+
+    def lock(self) -> dict:
+        with open(self.path(LOCK_FILE), encoding="utf-8") as f:
+            return json.load(f)
+
+    def save_checkpoint(self, policy) -> str | None:
+        """Ask the policy to save itself; the file appears atomically. None when it has no state."""
+        suffix = getattr(policy, "checkpoint_suffix", ".ckpt")
+        final = self.path(f"checkpoint{suffix}")
+        tmp = self.path(f"checkpoint.partial{suffix}")
+        try:
+            policy.save(tmp)
+        except NotImplementedError:
+            return None
+        os.replace(tmp, final)
+        self.meta["checkpoint"] = os.path.basename(final)
+        self.write()
+        return final
+
+    def checkpoint_path(self) -> str | None:
+        name = self.meta.get("checkpoint")
+        return self.path(name) if name else None
+
+    def finish(self, summary: dict) -> None:
+        self.meta["status"] = summary.get("status", "finished")
+        self.meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
+        self.meta["summary"] = summary
+        self.write()
+
+
+# -- finding runs ---------------------------------------------------------------------------------
+def list_records(directory: str | None) -> list[RunRecord]:
+    """Records in a runs folder, oldest first (unreadable folders are skipped)."""
+    if not directory or not os.path.isdir(directory):
+        return []
+    records = []
+    for name in sorted(os.listdir(directory)):
+        folder = os.path.join(directory, name)
+        if os.path.isfile(os.path.join(folder, RUN_FILE)):
+            try:
+                records.append(RunRecord.open(folder))
+            except (OSError, ValueError):
+                continue
+    records.sort(key=lambda r: (r.meta.get("started") or "", r.id))
+    return records
+
+
+def find_record(directory: str | None, ref: str) -> RunRecord:
+    """A run by id, unique id prefix, ``latest``, or path to its folder."""
+    if os.path.isfile(os.path.join(ref, RUN_FILE)):
+        return RunRecord.open(ref)
+    records = list_records(directory)
+    if not records:
+        raise UsageError(f"no runs in {directory or 'this agent'} yet (agentos train creates one)")
+    if ref in ("latest", "last"):
+        return records[-1]
+    exact = [r for r in records if r.id == ref]
+    matches = exact or [r for r in records if r.id.startswith(ref) or r.id.endswith(ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UsageError(f"no run {ref!r} in {directory}; 'agentos runs' lists them")
+    raise UsageError(
+        f"{ref!r} matches {len(matches)} runs ({', '.join(r.id for r in matches[:4])}...): give more of the id"
+    )
+
+
+# -- locks ----------------------------------------------------------------------------------------
+def component_names(context) -> dict[str, str]:
+    names = {}
+    for kind in KINDS_USED:
+        name = context.default_name(kind)
+        if name is not None:
+            names[kind] = name
+    return names
+
+
+def _sha256_files(paths) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(os.path.basename(path).encode())
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def _module_files(module: str) -> list[str]:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        files = []
+        for root in spec.submodule_search_locations:
+            for folder, dirs, names in os.walk(root):
+                dirs[:] = [d for d in dirs if d != "__pycache__"]
+                files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        return files
+    return [spec.origin] if spec.origin and os.path.isfile(spec.origin) else []
+
+
+def dist_fingerprint(package: str, module: str = "") -> dict:
+    """name, version and sha256 of an installed distribution.
+
+    The sha256 is that of its installed ``RECORD`` (which lists every file with its own hash); for
+    an editable install it is the hash of the component module's source files instead, so that an
+    edit shows up.
+    """
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution(package)
+    except metadata.PackageNotFoundError:
+        return {"package": package, "version": None, "sha256": None, "install": "missing"}
+    install = "wheel"
+    direct = dist.read_text("direct_url.json")
+    if direct:
+        try:
+            if json.loads(direct).get("dir_info", {}).get("editable"):
+                install = "editable"
+        except ValueError:
+            pass
+    if install == "editable" and module:
+        files = _module_files(module)
+        sha = _sha256_files(files) if files else None
+    else:
+        record = dist.read_text("RECORD") or ""
+        sha = hashlib.sha256(record.encode()).hexdigest()
+    return {"package": dist.metadata["Name"], "version": dist.version, "sha256": sha, "install": install}
+
+
+def component_fingerprint(context, kind: str, name: str) -> dict:
+    spec = context.host.find(kind, name)
+    entry = {"kind": kind, "name": name}
+    if spec is None:
+        return {**entry, "package": None, "version": None, "sha256": None, "install": "missing"}
+    if spec.source != "entry-point":
+        target = spec.value.partition(":")[0].strip()
+        if target.endswith(".py"):
+            if not os.path.isabs(target) and context.config is not None:
+                target = os.path.join(context.config.directory, target)
+            files = [target] if os.path.isfile(target) else []
+        else:
+            files = _module_files(target)
+        sha = _sha256_files(files) if files else None
+        return {**entry, "package": None, "version": None, "sha256": sha, "install": spec.source, "source": spec.value}
+    return {**entry, **dist_fingerprint(spec.package, spec.module)}
+
+
+def make_lock(context, components: dict[str, str]) -> dict:
+    from importlib import metadata
+
+    others = {}
+    for dist in metadata.distributions():
+        try:
+            name = dist.metadata["Name"]
+        except Exception:
+            continue
+        if name and name not in others:
+            others[name] = dist.version
+    component_packages = set()
+    entries = []
+    for kind, name in components.items():
+        entry = component_fingerprint(context, kind, name)
+        entries.append(entry)
+        if entry.get("package"):
+            component_packages.add(entry["package"])
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "components": entries,
+        "packages": [
+            {"name": n, "version": v}
+            for n, v in sorted(others.items(), key=lambda kv: kv[0].lower())
+            if n not in component_packages
+        ],
+    }
+
+
+def lock_differences(context, lock: dict) -> list[str]:
+    """How the installed components differ from a run's lock (empty when they match)."""
+    problems = []
+    for entry in lock.get("components", []):
+        kind, name = entry["kind"], entry["name"]
+        now = component_fingerprint(context, kind, name)
+        if now.get("install") == "missing":
+            problems.append(f"{kind} {name} ({entry.get('package') or 'local'}) is not installed")
+            continue
+        for key in ("package", "version", "sha256"):
+            if entry.get(key) != now.get(key):
+                was, is_ = entry.get(key), now.get(key)
+                if key == "sha256":
+                    was, is_ = (was or "-")[:12], (is_ or "-")[:12]
+                problems.append(f"{kind} {name}: {key} {was} in the run, {is_} installed")
+                break
+    return problems

@@ -1,0 +1,84 @@
+"""The q_table policy: keys, greedy choices, repeats, safetensors checkpoints, conformance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from agentos_policy_q_table import QTablePolicy, board_2048_key, legal_moves_2048
+from gymnasium import spaces
+
+testing = pytest.importorskip("agentos.testing")
+
+
+class TestConformanceCorridor(testing.PolicyConformance):
+    name = "q_table"
+    environment = "corridor"
+
+
+class TestConformance2048(testing.PolicyConformance):
+    name = "q_table"
+    environment = "2048"
+    settings = {"key": "2048"}
+
+
+def test_greedy_on_its_table_and_ties_are_seeded():
+    policy = QTablePolicy(spaces.Discrete(5), spaces.Discrete(3), seed=0)
+    policy.row(2)[1] = 5.0
+    assert all(policy.reset() or policy.decide(2) == 1 for _ in range(10))
+    draws = []
+    for _ in range(2):
+        policy.seed(7)
+        draws.append([policy.decide(3) for _ in range(20) if not policy.reset()])
+    assert draws[0] == draws[1] and len(set(draws[0])) > 1
+
+
+def test_exact_keys_for_integer_boards_and_refuses_floats():
+    board_space = spaces.Box(0, 17, (4, 4), np.uint8)
+    policy = QTablePolicy(board_space, spaces.Discrete(4))
+    board = np.arange(16, dtype=np.uint8).reshape(4, 4)
+    assert policy.key(board) == board.tobytes() and len(policy.key(board)) == 16
+    with pytest.raises(ValueError, match="discretise"):
+        QTablePolicy(spaces.Box(-1.0, 1.0, (2,)), spaces.Discrete(2))
+    with pytest.raises(ValueError, match="key must be one of"):
+        QTablePolicy(board_space, spaces.Discrete(4), key="pixels")
+
+
+def test_2048_key_and_legal_moves():
+    board = np.zeros((4, 4), np.uint8)
+    board[0, 0] = 3  # a lone tile in the top-left corner: only right and down move it
+    assert legal_moves_2048(board) == (False, True, True, False)
+    assert board_2048_key(board) == (2 | 4) * 16 + 0
+    full = np.array([[1, 2, 1, 2], [2, 1, 2, 1], [1, 2, 1, 2], [2, 1, 2, 7]], np.uint8)
+    assert legal_moves_2048(full) == (False, False, False, False)
+    assert board_2048_key(full) == 15
+    merge = full.copy()
+    merge[3, 2] = 7
+    assert legal_moves_2048(merge) == (False, True, False, True)
+
+
+def test_avoid_repeats_never_loops_on_an_unchanged_observation():
+    policy = QTablePolicy(spaces.Discrete(4), spaces.Discrete(4), seed=0)
+    policy.row(0)[:] = [3.0, 2.0, 1.0, 0.0]
+    policy.reset()
+    assert [policy.decide(0) for _ in range(4)] == [0, 1, 2, 3]
+    assert policy.decide(1) is not None and policy.decide(0) == 0  # a new observation clears the memory
+    plain = QTablePolicy(spaces.Discrete(4), spaces.Discrete(4), avoid_repeats=False)
+    plain.row(0)[:] = [3.0, 2.0, 1.0, 0.0]
+    assert [plain.decide(0) for _ in range(3)] == [0, 0, 0]
+
+
+def test_checkpoint_is_safetensors_and_checks_its_key(tmp_path):
+    from safetensors.numpy import load_file
+
+    board_space = spaces.Box(0, 17, (4, 4), np.uint8)
+    policy = QTablePolicy(board_space, spaces.Discrete(4))
+    policy.row(policy.key(np.ones((4, 4), np.uint8)))[2] = 1.5
+    path = str(tmp_path / "q.safetensors")
+    policy.save(path)
+    tensors = load_file(path)
+    assert tensors["keys"].shape == (1, 16) and tensors["values"].tolist() == [[0.0, 0.0, 1.5, 0.0]]
+    again = QTablePolicy(board_space, spaces.Discrete(4))
+    again.load(path)
+    assert again.table == policy.table
+    with pytest.raises(ValueError, match="key=observation"):
+        QTablePolicy(board_space, spaces.Discrete(4), key="2048").load(path)
