@@ -103,14 +103,29 @@ def http_synthetic(synthetic_index):
     server.close()
 
 
+def _purelib(venv: Venv) -> str:
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    return subprocess.run([venv.python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def core_deps_site(tmp_path_factory, base_site, wheelhouse) -> str:
+    """site-packages holding whatever agentos-core requires beyond the shared base venv."""
+    deps = Venv(tmp_path_factory.mktemp("core-deps"), base_site, tmp_path_factory.mktemp("core-deps-cache"))
+    deps.pip_install(wheel_for(wheelhouse, "agentos-core"))
+    deps.run("python", "-m", "pip", "uninstall", "-y", "-q", "agentos-core", check=True)
+    return _purelib(deps)
+
+
 @pytest.fixture
-def core_venv(tmp_path_factory, base_site, wheelhouse):
+def core_venv(tmp_path_factory, base_site, core_deps_site, wheelhouse):
     """Factory: a fresh venv (pip comes from the base venv) with agentos-core installed."""
 
     def make(name: str = "agent-venv") -> Venv:
         path = tmp_path_factory.mktemp(name)
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
         venv = Venv(path, base_site, tmp_path_factory.mktemp(f"{name}-cache"))
+        Path(_purelib(venv), "_agentos_test_base.pth").write_text(f"{base_site}\n{core_deps_site}\n")
         venv.pip_install("--no-deps", wheel_for(wheelhouse, "agentos-core"))
         return venv
 

@@ -1,0 +1,206 @@
+"""Real pip against the real index (file:// and HTTP), the demo end to end, and every failure mode."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from agentos.registry import publish
+from registry.wheelmaker import env_wheel, make_wheel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def one_line_error(proc) -> str:
+    assert proc.returncode != 0, proc.stdout
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("agentos:")]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def installed(venv, dist: str) -> str | None:
+    code = f"import importlib.metadata as m\ntry: print(m.version({dist!r}))\nexcept m.PackageNotFoundError: print('')"
+    return venv.run("python", "-c", code, check=True).stdout.strip() or None
+
+
+def snapshot(agent: Path) -> dict:
+    return {name: (agent / name).read_text() for name in ("agent.ini", "requirements.txt")}
+
+
+@pytest.fixture
+def agent(tmp_path, core_venv):
+    """A fresh venv with agentos-core and a fresh agent folder made by ``agentos init``."""
+    venv = core_venv()
+    proc = venv.agentos("init", tmp_path / "my_agent")
+    assert proc.returncode == 0, proc.stderr
+    return venv, tmp_path / "my_agent"
+
+
+def test_pip_installs_from_the_index_over_file_url(registry_index, core_venv):
+    venv = core_venv()
+    proc = venv.run(
+        "python", "-m", "pip", "install", "--dry-run", "-q", "--report", "-",
+        "--index-url", (registry_index / "simple").as_uri(), "agentos-env-2048",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (item,) = json.loads(proc.stdout)["install"]
+    assert item["download_info"]["url"].startswith((registry_index / "files").as_uri())
+
+
+def test_pip_uses_metadata_files_over_http(http_index, core_venv):
+    venv = core_venv()
+    http_index.log.clear()
+    proc = venv.run(
+        "python", "-m", "pip", "install", "--dry-run", "-q", "--report", "-",
+        "--index-url", f"{http_index.url}simple/", "agentos-policy-random",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    log = "\n".join(http_index.log)
+    assert "GET /simple/agentos-policy-random/ 200" in log
+    assert "agentos_policy_random-1.0.0-py3-none-any.whl.metadata 200" in log  # PEP 658/714
+
+
+def test_the_demo_end_to_end(agent, registry_index, tmp_path):
+    venv, folder = agent
+    env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    proc = venv.agentos("search", "environment", cwd=folder, env=env)
+    assert proc.returncode == 0 and "2048" in proc.stdout and "corridor" in proc.stdout, proc.stderr
+    proc = venv.agentos("install", "environment", "2048", cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert installed(venv, "agentos-env-2048") == "1.0.0"
+    ini, reqs = (folder / "agent.ini").read_text(), (folder / "requirements.txt").read_text()
+    assert "[environment.2048]" in ini and "default = 2048" in ini  # corridor (the starter) is not installed
+    (line,) = [ln for ln in reqs.splitlines() if ln.startswith("agentos-env-2048")]
+    assert line.startswith("agentos-env-2048 @ file://") and "#sha256=" in line
+    proc = venv.run("python", "-c", "import acr; print(acr.environment['2048'].reset(seed=0)[1])", cwd=folder)
+    assert proc.returncode == 0 and "score" in proc.stdout, proc.stderr
+    if (registry_index / "simple" / "agentos-policy-q-table").exists():
+        proc = venv.agentos("install", "policy", "q_table", "--default", cwd=folder, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "[policy.q_table]" in (folder / "agent.ini").read_text()
+    proc = venv.agentos("install", "policy", "random", "--default", cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    proc = venv.agentos("run", "--episodes", "2", "--seed", "0", cwd=folder)
+    assert proc.returncode == 0 and "2 episodes" in proc.stdout, proc.stderr
+    proc = venv.agentos("uninstall", "environment", "2048", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    assert installed(venv, "agentos-env-2048") is None
+    assert "[environment.2048]" not in (folder / "agent.ini").read_text()
+    assert "agentos-env-2048" not in (folder / "requirements.txt").read_text()
+    copy = tmp_path / "published"
+    shutil.copytree(registry_index, copy)
+    proc = venv.agentos("publish", ROOT / "plugins" / "agentos-env-2048", "--index", copy)
+    assert proc.returncode == 0 and "unchanged" in proc.stdout, proc.stderr
+
+
+def test_second_component_asks_or_obeys_flags(agent, registry_index):
+    venv, folder = agent
+    env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    for name in ("corridor", "2048"):
+        assert venv.agentos("install", "env", name, cwd=folder, env=env).returncode == 0
+    ini = (folder / "agent.ini").read_text()
+    assert "default = corridor" in ini  # no terminal, no flag: the current default stays
+    assert venv.agentos("install", "env", "2048", "--default", cwd=folder, env=env).returncode == 0
+    assert "default = 2048" in (folder / "agent.ini").read_text()
+    proc = venv.agentos("uninstall", "env", "2048", cwd=folder)
+    assert proc.returncode == 0 and "now corridor" in proc.stdout
+    assert "default = corridor" in (folder / "agent.ini").read_text()
+
+
+def test_tampered_file_is_refused(agent, index_copy):
+    venv, folder = agent
+    wheel = next((index_copy / "files" / "agentos-env-2048").glob("*.whl"))
+    wheel.write_bytes(wheel.read_bytes() + b"tampered")
+    before = snapshot(folder)
+    proc = venv.agentos("install", "environment", "2048", "--index-url", index_copy, cwd=folder)
+    assert "sha256" in one_line_error(proc) and "does not match" in proc.stderr
+    assert snapshot(folder) == before and installed(venv, "agentos-env-2048") is None
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/", "file:///nonexistent/agentos-index"])
+def test_unreachable_index(agent, url):
+    venv, folder = agent
+    before = snapshot(folder)
+    proc = venv.agentos("install", "environment", "2048", "--index-url", url, cwd=folder)
+    assert proc.returncode == 1 and "cannot reach the package index" in one_line_error(proc)
+    assert snapshot(folder) == before
+    assert "cannot reach" in one_line_error(venv.agentos("search", "--index-url", url))
+
+
+def test_unknown_component_suggests(agent, registry_index):
+    venv, folder = agent
+    proc = venv.agentos("install", "environment", "2049", "--index-url", registry_index, cwd=folder)
+    assert proc.returncode == 2 and "did you mean '2048'" in one_line_error(proc)
+
+
+def test_conflict_is_refused_and_metadata_used_over_http(agent, http_synthetic):
+    venv, folder = agent
+    url = http_synthetic.url
+    http_synthetic.log.clear()
+    proc = venv.agentos("install", "environment", "a", "--index-url", url, cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    assert installed(venv, "agentos-dep-x") == "1.0"
+    assert any("agentos_dep_x-1.0-py3-none-any.whl.metadata 200" in ln for ln in http_synthetic.log)
+    before = snapshot(folder)
+    proc = venv.agentos("install", "environment", "b", "--index-url", url, cwd=folder)
+    message = one_line_error(proc)
+    assert "conflict" in message and "environment a" in message and "agentos-dep-x" in message
+    assert snapshot(folder) == before
+    assert installed(venv, "agentos-dep-x") == "1.0" and installed(venv, "agentos-env-b") is None
+
+
+def test_no_dependency_confusion(agent, synthetic_index, registry_index, tmp_path):
+    """A second index serving higher versions of our names is never used for them."""
+    venv, folder = agent
+    evil = tmp_path / "evil"
+    wheels = tmp_path / "evil-wheels"
+    paths = [
+        env_wheel(wheels, "2048", "9.9.9", summary="evil"),
+        env_wheel(wheels, "c", "9.9.9", summary="evil"),
+        make_wheel(wheels, "agentos-dep-x", "9.9.9", summary="evil"),
+    ]
+    publish([str(p) for p in paths], str(evil), library=True)
+    env = {"PIP_EXTRA_INDEX_URL": (evil / "simple").as_uri()}
+    proc = venv.agentos("install", "environment", "2048", "--index-url", registry_index, cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert installed(venv, "agentos-env-2048") == "1.0.0"
+    proc = venv.agentos("install", "environment", "c", "--index-url", synthetic_index, cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert installed(venv, "agentos-env-c") == "1.0" and installed(venv, "agentos-dep-x") == "2.0"
+
+
+def test_yanked_versions_are_skipped_unless_pinned(agent, synthetic_index, tmp_path):
+    venv, folder = agent
+    index = tmp_path / "index"
+    shutil.copytree(synthetic_index, index)
+    proc = venv.agentos("yank", "agentos-env-a", "1.1", "--reason", "broken", "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    assert venv.agentos("install", "env", "a", "--index-url", index, cwd=folder).returncode == 0
+    assert installed(venv, "agentos-env-a") == "1.0"
+    assert venv.agentos("install", "env", "a==1.1", "--index-url", index, cwd=folder).returncode == 0
+    assert installed(venv, "agentos-env-a") == "1.1"
+    assert "version = 1.1" in (folder / "agent.ini").read_text()
+
+
+def test_agent_with_its_own_venv(core_venv, registry_index, tmp_path):
+    """init --venv: install, list and run use the agent's interpreter, not the one running agentos."""
+    outer = core_venv("outer")
+    env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    folder = tmp_path / "isolated"
+    proc = outer.agentos("init", folder, "--venv", env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / ".venv" / "bin" / "python").exists()
+    assert "venv = .venv" in (folder / "agent.ini").read_text()
+    assert "agentos-core @ " in (folder / "requirements.txt").read_text()
+    proc = outer.agentos("install", "environment", "2048", "--default", cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    proc = outer.agentos("list", "--json", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    names = {(row["kind"], row["name"]) for row in json.loads(proc.stdout)}
+    assert {("environment", "2048"), ("environment", "corridor"), ("policy", "random")} <= names
+    assert installed(outer, "agentos-env-2048") is None  # the outer environment is untouched
+    proc = outer.agentos("run", "-n", "1", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
