@@ -173,3 +173,14 @@ def test_rebuild_reproduces_incremental_pages(tmp_path, synthetic_index):
     LocalIndex(str(index)).rebuild()
     assert pages == {p: p.read_text() for p in index.rglob("index.*")}
     assert catalogue == (index / "catalogue.json").read_text()
+
+
+def test_embedded_index_is_consistent():
+    """The committed index/ lists only files whose bytes match their hashes, 2048 among them."""
+    from agentos.registry._client import embedded_index_dir
+
+    root = embedded_index_dir()
+    assert root is not None and LocalIndex(root).check() == []
+    names = {(r["kind"], r["name"]) for r in search(None, None, root)}
+    assert {("environment", "2048"), ("environment", "corridor"), ("policy", "random")} <= names
+    assert (ROOT_INDEX := os.path.join(root, "simple", "agentos-core", "index.json")) and os.path.exists(ROOT_INDEX)
