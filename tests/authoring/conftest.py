@@ -12,9 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Venv, purelib, wheel_for
+from conftest import Venv, purelib, wheel_for
 
-TEMPLATES = ROOT / "templates"
 _SKIP_PREFIXES = ("agentos", "_agentos", "__editable__", "acr", "pip", "_distutils_hack", "__pycache__")
 
 
@@ -51,19 +50,3 @@ def fresh_venv(tmp_path_factory, dev_site, wheelhouse):
         return venv
 
     return make
-
-
-def run_pytest(venv: Venv, project: Path, *args: str, timeout: int = 600):
-    """Run a rendered project's own tests with the venv's interpreter, as its author would."""
-    return venv.run(
-        "python",
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        *args,
-        cwd=project,
-        timeout=timeout,
-        env={"PYTHONDONTWRITEBYTECODE": "1"},
-    )

@@ -7,7 +7,7 @@ import importlib.util
 from .errors import UsageError
 from .host import ComponentHost, canonical_kind, error_key, recorded_errors
 
-__all__ = ["init_agent", "list_components", "list_runs", "run", "show_run", "train"]
+__all__ = ["init_agent", "list_components", "list_runs", "new", "run", "show_run", "train"]
 
 
 def init_agent(directory: str = ".", **options) -> dict:
@@ -96,3 +96,10 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
     from ._learning import show_run as _show_run
 
     return _show_run(ref, agent_ini)
+
+
+def new(kind: str, name: str, **options) -> dict:
+    """Create a component package or an agent directory (``agentos new``); see :func:`agentos._authoring.new`."""
+    from ._authoring import new as _new
+
+    return _new(kind, name, **options)

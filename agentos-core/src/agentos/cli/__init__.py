@@ -11,7 +11,7 @@ KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
 #: Commands that act on one agent: they re-execute in the agent's venv when agent.ini names one.
 _AGENT_COMMANDS = frozenset({"install", "uninstall", "list", "run", "train", "runs"})
-COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands")
+COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -267,14 +267,19 @@ class TrainerConformance(_NeedsEnvironment):
         )
 
     def fingerprint(self, policy, tmp_path, observations) -> Any:
-        """What must change when the policy learns: its saved bytes, else its decisions."""
+        """What must change when the policy learns: its saved bytes, else its (torch) parameters,
+        else its decisions on fixed observations."""
         path = tmp_path / "fingerprint.checkpoint"
         try:
             policy.save(str(path))
             return path.read_bytes()
         except NotImplementedError:
-            policy.seed(self.seed)
-            return [policy.decide(o) for o in observations]
+            pass
+        parameters = getattr(policy, "parameters", None)
+        if callable(parameters):
+            return [p.detach().cpu().numpy().copy() for p in parameters()]
+        policy.seed(self.seed)
+        return [policy.decide(o) for o in observations]
 
     def _setup(self, env):
         trainer = self.make_trainer(env.observation_space, env.action_space)

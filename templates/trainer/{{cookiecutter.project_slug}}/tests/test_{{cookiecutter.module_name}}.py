@@ -19,7 +19,9 @@ class SoftmaxPolicy(Policy):
 
     def __init__(self, observation_space: spaces.Space[Any], action_space: spaces.Discrete) -> None:
         super().__init__(observation_space, action_space)
-        self.layer = torch.nn.Linear(spaces.flatdim(observation_space), int(action_space.n))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)  # the same initial weights in every run
+            self.layer = torch.nn.Linear(spaces.flatdim(observation_space), int(action_space.n))
         self.generator = torch.Generator().manual_seed(0)
 
     def _logits(self, observations: Sequence[Any]) -> torch.Tensor:
