@@ -7,7 +7,20 @@ import importlib.util
 from .errors import UsageError
 from .host import ComponentHost, canonical_kind, error_key, recorded_errors
 
-__all__ = ["init_agent", "list_components", "list_runs", "new", "run", "show_run", "train"]
+__all__ = [
+    "init_agent",
+    "install",
+    "list_components",
+    "list_runs",
+    "new",
+    "publish",
+    "run",
+    "search",
+    "show_run",
+    "train",
+    "uninstall",
+    "yank",
+]
 
 
 def init_agent(directory: str = ".", **options) -> dict:
@@ -103,3 +116,39 @@ def new(kind: str, name: str, **options) -> dict:
     from ._authoring import new as _new
 
     return _new(kind, name, **options)
+
+
+# -- the registry (agentos.registry): search, install, uninstall, publish, yank ----------------------
+def search(kind: str | None = None, query: str | None = None, index_url: str | None = None) -> list[dict]:
+    """Components of the registry matching ``kind`` and ``query`` (``agentos search``)."""
+    from .registry import search as _search
+
+    return _search(kind, query, index_url)
+
+
+def install(kind: str, name: str, **options) -> dict:
+    """Install a component from the registry into an agent (``agentos install``)."""
+    from .registry import install as _install
+
+    return _install(kind, name, **options)
+
+
+def uninstall(kind: str, name: str, **options) -> dict:
+    """Remove a component from an agent (``agentos uninstall``)."""
+    from .registry import uninstall as _uninstall
+
+    return _uninstall(kind, name, **options)
+
+
+def publish(paths: list[str], index: str | None = None, **options) -> list[dict]:
+    """Publish plugin folders, wheels or sdists into an index folder (``agentos publish``)."""
+    from .registry import publish as _publish
+
+    return _publish(paths, index, **options)
+
+
+def yank(package: str, version: str, reason: str = "", index: str | None = None, **options) -> list[str]:
+    """Yank a published version (``agentos yank``)."""
+    from .registry import yank as _yank
+
+    return _yank(package, version, reason, index, **options)
