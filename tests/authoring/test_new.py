@@ -193,3 +193,20 @@ def test_new_does_not_slow_down_the_cli():
     code = "import sys, agentos.cli as c; c.build_parser(); print(sorted({'cookiecutter', 'jinja2'} & {*sys.modules}))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_wheel_built_from_the_sdist_carries_the_templates(tmp_path):
+    import zipfile
+
+    from conftest import CORE_DIR
+
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", tmp_path, CORE_DIR],
+        check=True,
+        capture_output=True,
+        text=True,
+    )  # python -m build makes the sdist, then the wheel from it
+    (wheel,) = tmp_path.glob("agentos_core-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for template in ("environment", "policy", "trainer", "agent-package", "agent"):
+        assert f"agentos/templates/{template}/cookiecutter.json" in names
