@@ -204,3 +204,40 @@ def test_agent_with_its_own_venv(core_venv, registry_index, tmp_path):
     assert installed(outer, "agentos-env-2048") is None  # the outer environment is untouched
     proc = outer.agentos("run", "-n", "1", cwd=folder)
     assert proc.returncode == 0, proc.stderr
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find pip")
+def test_ctrl_c_during_pip_undoes_the_install(agent, registry_index):
+    import signal
+    import subprocess
+    import time
+
+    venv, folder = agent
+    before = snapshot(folder)
+    cmd = [str(venv.bin / "agentos"), "install", "environment", "2048", "--index-url", str(registry_index)]
+    proc = subprocess.Popen(cmd, cwd=folder, env=venv.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(" pip " in cmdline and " install " in cmdline for _, cmdline in _children(proc.pid)):
+            proc.send_signal(signal.SIGINT)  # what the terminal does on Ctrl-C (pip runs in its own session)
+            break
+        time.sleep(0.005)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in one_line_error(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
+    assert snapshot(folder) == before and installed(venv, "agentos-env-2048") is None
