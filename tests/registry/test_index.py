@@ -50,7 +50,7 @@ def test_catalogue_and_search(registry_index):
     assert [lib["package"] for lib in catalogue["libraries"]] == ["agentos-core"]
     assert {r["name"] for r in search("environment", None, str(registry_index))} >= {"2048", "corridor"}
     assert [r["name"] for r in search(None, "sliding", str(registry_index))] == ["2048"]
-    assert search("policy", "2048", str(registry_index)) == []
+    assert search("policy", "sliding-tile", str(registry_index)) == []
     html = (registry_index / "index.html").read_text()
     assert "agentos install environment 2048" in html
 
