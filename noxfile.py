@@ -17,7 +17,10 @@ nox.options.reuse_existing_virtualenvs = True
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TORCH = "torch==2.13.0"
 PLUGINS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "plugins", "*", "pyproject.toml")))
-TOOLS = ["pip>=24", "hatchling", "editables", "build", "pytest>=8", "cookiecutter>=2.5", "rich>=13", "matplotlib"]
+# Test tools, and what the tests exercise beyond the plugins' own requirements: ruff (rendered
+# templates must lint), stable-baselines3 (generated SB3 agents), tensorboard (its tracker).
+TOOLS = ["pip>=24", "hatchling", "editables", "build", "pytest>=8", "cookiecutter>=2.5", "rich>=13", "matplotlib",
+         "ruff", "stable-baselines3>=2.3", "tensorboard"]
 
 
 def install_project(session: nox.Session) -> None:
