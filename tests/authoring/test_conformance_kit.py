@@ -31,6 +31,8 @@ class TestReferenceEnvDiscrete(EnvironmentConformance):
 
 
 class TestReferencePolicy(PolicyConformance):
+    saves = False
+
     def make_policy(self, observation_space, action_space):
         return ReferencePolicy(observation_space, action_space)
 
@@ -159,7 +161,8 @@ def test_kit_catches_broken_components(tmp_path):
     assert "FAILED test_user.py::TestUnseeded::test_seeding_is_reproducible" in out
     assert "FAILED test_user.py::TestOutOfSpace::test_actions_are_in_the_action_space" in out
     assert "set name = '<entry point>' or override make_environment()" in out
-    assert "the policy does not save: OutOfSpace has no state to save" in out
+    # a policy that cannot save must say so (saves = False); otherwise the round trip fails
+    assert "FAILED test_user.py::TestOutOfSpace::test_save_load_round_trip" in out
 
 
 def test_plugin_is_lazy_and_harmless(tmp_path):

@@ -5,8 +5,10 @@ from agentos.testing import PolicyConformance
 
 class TestRandomPolicyConformance(PolicyConformance):
     name = "random"
+    saves = False  # no learned state
 
 
 class TestRandomPolicyOn2048(PolicyConformance):
     name = "random"
+    saves = False  # no learned state
     environment = "2048"
