@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import ROOT, Venv
 
 TEMPLATES = ROOT / "templates"
-DOCS = ROOT / "docs" / "authoring.md"
+DOCS = ROOT / "README.md"
 
 
 def run_pytest(venv: Venv, project: Path, *args: str, timeout: int = 600):

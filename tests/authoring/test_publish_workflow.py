@@ -1,4 +1,4 @@
-"""The publish workflow of docs/authoring.md, run as written: new -> test -> publish -> install -> run."""
+"""The publish workflow of the README, run as written: new -> test -> publish -> install -> run."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from authoring._helpers import DOCS
 from conftest import wheel_for
 
-SECTION = "## From nothing to a published component: the workflow"
+SECTION = "### From nothing to a published component: the workflow"
 
 
 def workflow_commands() -> str:
-    """The first bash block after the workflow heading of docs/authoring.md."""
+    """The first bash block after the workflow heading of the README."""
     text = DOCS.read_text()
     block = re.search(r"```bash\n(.*?)```", text[text.index(SECTION) :], re.S)
     assert block, "no bash block in the workflow section"
