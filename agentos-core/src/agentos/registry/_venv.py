@@ -9,7 +9,6 @@ own interpreter. Two agents can therefore hold conflicting versions of the same 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 from ..errors import AgentOSError, UsageError
@@ -84,6 +83,8 @@ def reexec_in_agent_venv(args, argv: list[str]) -> None:
 
 
 def _run(cmd: list[str], what: str, env=None) -> None:
+    import subprocess
+
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         from ._pip import error_line
