@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,21 @@ def test_ctrl_c_during_pip_undoes_the_install(agent, registry_index):
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in one_line_error(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
     assert snapshot(folder) == before and installed(venv, "agentos-env-2048") is None
+
+
+def test_two_venv_agents_hold_conflicting_versions(core_venv, registry_index, synthetic_index, tmp_path):
+    """Each agent's own venv: a (agentos-dep-x==1.0) in one, b (agentos-dep-x==2.0) in the other."""
+    outer = core_venv("outer-two")
+    env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    versions = {}
+    for name, component in (("first", "a"), ("second", "b")):
+        folder = tmp_path / name
+        proc = outer.agentos("init", folder, "--venv", env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        proc = outer.agentos("install", "environment", component, "--index-url", synthetic_index, cwd=folder)
+        assert proc.returncode == 0, proc.stderr
+        inner = folder / ".venv" / "bin" / "python"
+        code = "import importlib.metadata as m; print(m.version('agentos-dep-x'))"
+        versions[name] = subprocess.run([inner, "-c", code], capture_output=True, text=True).stdout.strip()
+    assert versions == {"first": "1.0", "second": "2.0"}
+    assert installed(outer, "agentos-dep-x") is None
