@@ -1,0 +1,171 @@
+"""Train the ``sb3`` policy with stable-baselines3: PPO, A2C or DQN, hyperparameters from agent.ini.
+
+Every setting other than the ones below goes to the algorithm's constructor (``learning_rate``,
+``n_steps``, ``batch_size``, ``gamma``, ``gae_lambda``, ``n_epochs``, ``ent_coef``, ``clip_range``...;
+unknown names are a clear error). As in rl-baselines3-zoo, ``lin_0.001`` means a schedule falling
+linearly from 0.001 to 0 over the ``--steps`` budget.
+
+* ``algorithm``: PPO (default), A2C or DQN.
+* ``n_envs``: environments stepped together (default 1). Copies are made with ``gymnasium.make``
+  from the agent's environment's ``spec`` (else with ``copy.deepcopy``).
+* ``vec_env``: ``dummy`` (one process, default) or ``subproc`` (one process per environment).
+* ``normalize``: wrap the environments in SB3's ``VecNormalize`` (default false).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+from agentos import Trainer
+
+__all__ = ["SB3Trainer", "linear_schedule"]
+
+ALGORITHMS = ("PPO", "A2C", "DQN")
+OWN = {"algorithm", "n_envs", "vec_env", "seed", "verbose"}
+RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log"}
+
+
+class linear_schedule:  # noqa: N801 - used like a function, picklable like a class
+    """``progress_remaining * initial``: SB3 calls it with 1.0 at the start and 0.0 at the end."""
+
+    def __init__(self, initial: float):
+        self.initial = float(initial)
+
+    def __call__(self, progress_remaining: float) -> float:
+        return progress_remaining * self.initial
+
+    def __repr__(self) -> str:
+        return f"lin_{self.initial}"
+
+
+def _schedule(value):
+    if isinstance(value, str) and value.startswith("lin_"):
+        return linear_schedule(float(value[4:]))
+    return value
+
+
+class SB3Trainer(Trainer):
+    """stable-baselines3 PPO/A2C/DQN on the agent's environment, into the ``sb3`` policy."""
+
+    def __init__(
+        self,
+        algorithm: str = "PPO",
+        n_envs: int = 1,
+        vec_env: str = "dummy",
+        seed: int | None = None,
+        verbose: int = 0,
+        **hyperparameters,
+    ):
+        algorithm = str(algorithm).upper()
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+        if int(n_envs) < 1:
+            raise ValueError(f"n_envs must be at least 1, got {n_envs}")
+        if vec_env not in ("dummy", "subproc"):
+            raise ValueError(f"vec_env must be dummy or subproc, not {vec_env!r}")
+        self.algorithm, self.n_envs, self.vec_env = algorithm, int(n_envs), vec_env
+        self.seed, self.verbose = seed, int(verbose)
+        self.hyperparameters = {k: _schedule(v) for k, v in hyperparameters.items()}
+        self._check_hyperparameters()
+        self.model = None
+        self._model_net = None
+
+    def _check_hyperparameters(self) -> None:
+        import stable_baselines3
+
+        cls = getattr(stable_baselines3, self.algorithm)
+        accepted = [n for n in inspect.signature(cls.__init__).parameters if n not in RESERVED | {"self", "kwargs"}]
+        for key in self.hyperparameters:
+            if key in RESERVED or key not in accepted:
+                raise ValueError(f"{self.algorithm} has no hyperparameter {key!r} (accepted: {', '.join(accepted)})")
+
+    def _copies(self, environment) -> list:
+        envs = [environment]
+        for _ in range(self.n_envs - 1):
+            spec = getattr(environment, "spec", None)
+            if spec is not None:
+                import gymnasium
+
+                envs.append(gymnasium.make(spec))
+            else:
+                envs.append(copy.deepcopy(environment))
+        return envs
+
+    def _vec_env(self, environment):
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+        if self.vec_env == "subproc" and self.n_envs > 1:
+            spec = getattr(environment, "spec", None)
+            if spec is None:
+                raise ValueError("vec_env = subproc needs an environment made by gymnasium.make (with a spec)")
+            return SubprocVecEnv([_MakeMonitored(spec) for _ in range(self.n_envs)])
+        return DummyVecEnv([(lambda e=e: Monitor(e)) for e in self._copies(environment)])
+
+    def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
+        """Train for ``steps`` steps, or until ``episodes`` episodes have ended; returns the model."""
+        import stable_baselines3
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        if not hasattr(policy, "adopt_algorithm"):
+            raise TypeError(f"the sb3 trainer trains the sb3 policy, not {type(policy).__name__}")
+        if episodes is None and steps is None:
+            raise ValueError("give episodes or steps")
+        seed = self.seed if seed is None else seed
+        policy.adopt_algorithm(self.algorithm)
+        vec = self._vec_env(environment)
+        if self.model is None or policy.net is not self._model_net:
+            cls = getattr(stable_baselines3, self.algorithm)
+            model = cls(
+                "MlpPolicy",
+                vec,
+                policy_kwargs=policy.policy_kwargs(),
+                device=policy.device,
+                seed=seed,
+                verbose=self.verbose,
+                **self.hyperparameters,
+            )
+            if policy.net is not None:
+                model.policy.load_state_dict(policy.net.state_dict())
+            self.model = model
+            reset = True
+        else:
+            self.model.set_env(vec)
+            reset = False
+        policy.net = self._model_net = self.model.policy
+        limit = episodes if episodes is not None else float("inf")
+
+        class Episodes(BaseCallback):
+            count = 0
+
+            def _on_step(self) -> bool:
+                for info in self.locals["infos"]:
+                    episode = info.get("episode")
+                    if episode is not None:
+                        self.count += 1
+                        if callback is not None and callback(float(episode["r"]), int(episode["l"])) is False:
+                            return False
+                        if self.count >= limit:
+                            return False
+                return True
+
+        total = steps if steps is not None else 10**12
+        try:
+            self.model.learn(total_timesteps=total, callback=Episodes(), reset_num_timesteps=reset)
+        finally:
+            self.model.policy.set_training_mode(False)
+        return self.model
+
+
+class _MakeMonitored:
+    """A picklable factory for SubprocVecEnv: ``Monitor(gymnasium.make(spec))``."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __call__(self):
+        import gymnasium
+        from stable_baselines3.common.monitor import Monitor
+
+        return Monitor(gymnasium.make(self.spec))
