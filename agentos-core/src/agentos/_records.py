@@ -262,17 +262,27 @@ def component_fingerprint(context, kind: str, name: str) -> dict:
     return {**entry, **dist_fingerprint(spec.package, spec.module)}
 
 
+def _name_version(dist) -> tuple[str | None, str | None]:
+    """From the ``name-version.dist-info`` folder name when possible (parsing METADATA is slow)."""
+    folder = os.path.basename(str(getattr(dist, "_path", "")))
+    stem = folder[: -len(".dist-info")] if folder.endswith(".dist-info") else ""
+    if stem.count("-") == 1:
+        name, version = stem.split("-")
+        return name.replace("_", "-"), version
+    try:
+        return dist.metadata["Name"], dist.version
+    except Exception:
+        return None, None
+
+
 def make_lock(context, components: dict[str, str]) -> dict:
     from importlib import metadata
 
     others = {}
     for dist in metadata.distributions():
-        try:
-            name = dist.metadata["Name"]
-        except Exception:
-            continue
+        name, version = _name_version(dist)
         if name and name not in others:
-            others[name] = dist.version
+            others[name] = version
     component_packages = set()
     entries = []
     for kind, name in components.items():

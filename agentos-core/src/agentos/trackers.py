@@ -149,7 +149,13 @@ def plot_returns(directory: str, *, title: str = "", out: str | None = None) -> 
 
 
 class TensorBoardTracker:
-    """Episode return and length as TensorBoard scalars, in ``<record>/tensorboard/``."""
+    """Episode return and length as TensorBoard scalars, in ``<record>/tensorboard/``.
+
+    Episodes are buffered and written every ``flush_seconds`` (and at the end of the run): building
+    and queueing one event per episode as it ends costs more than many fast episodes themselves.
+    """
+
+    flush_seconds = 5.0
 
     @hookimpl
     def agentos_run_start(self, run):
@@ -162,28 +168,45 @@ class TensorBoardTracker:
         except Exception:  # tensorboard is optional
             return
         writer = EventFileWriter(record.path("tensorboard"))
-        run.extra["tensorboard"] = (writer, event_pb2, summary_pb2, [0])
+        run.extra["tensorboard"] = {
+            "writer": writer,
+            "event": event_pb2,
+            "summary": summary_pb2,
+            "frame": 0,
+            "pending": [],
+            "flushed": time.perf_counter(),
+        }
 
     @hookimpl
     def agentos_episode_end(self, run, episode, episode_return, length, info):
         state = run.extra.get("tensorboard")
         if state is None:
             return
-        writer, event_pb2, summary_pb2, frame = state
-        frame[0] += length
-        values = [
-            summary_pb2.Summary.Value(tag="returns/episode", simple_value=float(episode_return)),
-            summary_pb2.Summary.Value(tag="episode/length", simple_value=float(length)),
-        ]
-        writer.add_event(
-            event_pb2.Event(wall_time=time.time(), step=frame[0], summary=summary_pb2.Summary(value=values))
-        )
+        state["frame"] += length
+        state["pending"].append((time.time(), state["frame"], episode_return, length))
+        now = time.perf_counter()
+        if now - state["flushed"] >= self.flush_seconds:
+            self._flush(state)
+            state["flushed"] = now
+
+    @staticmethod
+    def _flush(state) -> None:
+        event_pb2, summary_pb2, writer = state["event"], state["summary"], state["writer"]
+        value = summary_pb2.Summary.Value
+        for wall, frame, episode_return, length in state["pending"]:
+            values = [
+                value(tag="returns/episode", simple_value=float(episode_return)),
+                value(tag="episode/length", simple_value=float(length)),
+            ]
+            writer.add_event(event_pb2.Event(wall_time=wall, step=frame, summary=summary_pb2.Summary(value=values)))
+        state["pending"].clear()
 
     @hookimpl
     def agentos_run_end(self, run, summary):
         state = run.extra.pop("tensorboard", None)
         if state is not None:
-            state[0].close()
+            self._flush(state)
+            state["writer"].close()
 
 
 def register_builtin_trackers(pm=None) -> None:
