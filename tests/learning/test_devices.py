@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from agentos.devices import check_device, resolve_device
 
 
 def test_auto_is_cpu_without_cuda():
-    torch = pytest.importorskip("torch")
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto").type == expected
     assert resolve_device(None).type == expected
@@ -25,9 +25,9 @@ def test_invalid_settings_are_clear(value):
         check_device(value)
 
 
-def test_cuda_without_cuda_is_an_error():
-    torch = pytest.importorskip("torch")
+def test_cuda_is_used_when_present_and_an_error_when_absent():
     if torch.cuda.is_available():
-        pytest.skip("this machine has CUDA")
-    with pytest.raises(ValueError, match="CUDA is not available"):
-        resolve_device("cuda:0")
+        assert resolve_device("cuda:0").type == "cuda"
+    else:
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            resolve_device("cuda:0")

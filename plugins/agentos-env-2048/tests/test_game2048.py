@@ -9,9 +9,8 @@ from importlib.metadata import entry_points
 import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-
 from agentos_env_2048 import DOWN, ENV_ID, LEFT, RIGHT, UP, Game2048Env
+from gymnasium.utils.env_checker import check_env
 
 # A full board without equal neighbours: no move is legal.
 STUCK = [[1, 2, 3, 4], [5, 6, 7, 8], [1, 2, 3, 4], [5, 6, 7, 8]]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from agentos import testing
 from agentos_env_gymnasium import make
-
-testing = pytest.importorskip("agentos.testing")
 
 
 class TestConformance(testing.EnvironmentConformance):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from agentos import testing
 from agentos_policy_dqn import BoardQNetwork, DQNPolicy, MlpQNetwork
 from gymnasium import spaces
-
-testing = pytest.importorskip("agentos.testing")
 
 BOARD = spaces.Box(0, 17, (4, 4), np.uint8)
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from agentos import testing
 from agentos_policy_q_table import QTablePolicy, board_2048_key, legal_moves_2048
 from gymnasium import spaces
-
-testing = pytest.importorskip("agentos.testing")
 
 
 class TestConformanceCorridor(testing.PolicyConformance):

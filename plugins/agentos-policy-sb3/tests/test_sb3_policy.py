@@ -5,9 +5,8 @@ from __future__ import annotations
 import gymnasium
 import pytest
 import torch
+from agentos import testing
 from agentos_policy_sb3 import SB3Policy
-
-testing = pytest.importorskip("agentos.testing")
 
 
 class TestConformancePPO(testing.PolicyConformance):

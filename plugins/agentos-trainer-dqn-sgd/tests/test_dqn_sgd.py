@@ -5,10 +5,9 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
+from agentos import testing
 from agentos_policy_dqn import DQNPolicy
 from agentos_trainer_dqn_sgd import DQNTrainer, ReplayBuffer
-
-testing = pytest.importorskip("agentos.testing")
 
 FAST = {"learning_starts": 20, "batch_size": 16, "train_freq": 1, "target_update": 25, "buffer_size": 500, "threads": 1}
 

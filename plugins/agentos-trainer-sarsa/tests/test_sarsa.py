@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from agentos import testing
 from agentos_env_corridor import CorridorEnv
 from agentos_policy_q_table import QTablePolicy
 from agentos_trainer_sarsa import SarsaTrainer
-
-testing = pytest.importorskip("agentos.testing")
 
 
 class TestConformance(testing.TrainerConformance):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import gymnasium
 import pytest
+from agentos import testing
 from agentos_policy_sb3 import SB3Policy
 from agentos_trainer_sb3 import SB3Trainer, linear_schedule
-
-testing = pytest.importorskip("agentos.testing")
 
 SMALL = {"n_steps": 32, "batch_size": 32, "n_epochs": 1}
 
