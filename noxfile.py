@@ -6,6 +6,7 @@ CPU build lying on disk, while an open range would download a CUDA build of seve
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 
@@ -27,7 +28,7 @@ def install_project(session: nox.Session) -> None:
     """agentos-core and every first-party plugin, editable, with torch pinned first."""
     session.install(TORCH)
     session.install(*TOOLS)
-    session.install("--no-build-isolation", "-e", "agentos-core", *[arg for p in PLUGINS for arg in ("-e", p)])
+    session.install("--no-build-isolation", "-e", "./agentos-core", *[arg for p in PLUGINS for arg in ("-e", p)])
 
 
 @nox.session
@@ -39,19 +40,41 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """Create an agent and run it with the first-party components installed as real packages."""
-    install_project(session)
-    workdir = session.create_tmp()
-    agent_dir = os.path.join(workdir, "my_agent")
+    """The registry demo (seed 001): an agent with its own venv installs, trains, switches to DQN, runs."""
+    session.install("--no-build-isolation", "hatchling", "editables")
+    session.install("--no-build-isolation", "-e", "./agentos-core")
+    agent_dir = os.path.join(session.create_tmp(), "my_agent")
     if os.path.exists(agent_dir):
         import shutil
 
         shutil.rmtree(agent_dir)
-    session.run("agentos", "init", agent_dir)
+    agentos = functools.partial(session.run, "agentos")
+    agentos("init", agent_dir, "--venv")  # agentos-core, corridor and random from index/, in my_agent/.venv
     session.chdir(agent_dir)
-    session.run("agentos", "list")
-    session.run("agentos", "run", "agent.ini", "--episodes", "5", "--seed", "0")
-    session.run("python", "-c", "import acr; env = acr.environment['2048']; print(env.reset(seed=0))")
+    agentos("run", "agent.ini", "--episodes", "5", "--seed", "0")
+    agentos("search", "environment")
+    agentos("install", "environment", "2048", "--default")
+    agentos("install", "policy", "q_table", "--default")
+    agentos("install", "trainer", "sarsa")
+    agentos("train", "agent.ini", "1000", "--seed", "0")
+    agentos("run", "agent.ini", "--episodes", "5", "--seed", "1")
+    python = os.path.join(agent_dir, ".venv", "bin", "python")
+    session.run(python, "-m", "pip", "install", "-q", TORCH, external=True)  # the CPU build, before DQN
+    agentos("install", "policy", "dqn", "--default")
+    agentos("install", "trainer", "dqn_sgd", "--default")
+    agentos("train", "agent.ini", "5000", "--steps", "--seed", "0")
+    agentos("run", "agent.ini", "--episodes", "5", "--seed", "1")
+    agentos("runs")
+    agentos("list")
+    session.run(python, "-c", "import acr; print(acr.environment['2048'].reset(seed=0))", external=True)
+
+
+@nox.session
+def publish(session: nox.Session) -> None:
+    """Publish agentos-core and every plugin into index/ (unchanged files are no-ops; versions are immutable)."""
+    session.install("--no-build-isolation", "hatchling", "editables", "build")
+    session.install("--no-build-isolation", "-e", "./agentos-core")
+    session.run("agentos", "publish", "--library", "agentos-core", *PLUGINS)
 
 
 @nox.session

@@ -95,7 +95,8 @@ def _list(args) -> int:
         return 0
     for row in rows:
         row["mark"] = f"{row['name']}*" if row["default"] else row["name"]
-    table(rows, [("kind", "KIND"), ("mark", "NAME"), ("version", "VERSION"), ("package", "PACKAGE"), ("status", "STATUS")])
+    columns = [("kind", "KIND"), ("mark", "NAME"), ("version", "VERSION"), ("package", "PACKAGE"), ("status", "STATUS")]
+    table(rows, columns)
     if any(r["default"] for r in rows):
         print("* default in agent.ini")
     return 0

@@ -12,7 +12,7 @@ def table(rows: list[dict], columns: list[tuple[str, str]], out=None) -> None:
     cells = [[heading for _, heading in columns]] + [[str(row.get(key, "")) for key, _ in columns] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
     for r in cells:
-        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n")
 
 
 def dump_json(value) -> None:
