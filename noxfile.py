@@ -20,8 +20,19 @@ TORCH = "torch==2.13.0"
 PLUGINS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "plugins", "*", "pyproject.toml")))
 # Test tools, and what the tests exercise beyond the plugins' own requirements: ruff (rendered
 # templates must lint), stable-baselines3 (generated SB3 agents), tensorboard (its tracker).
-TOOLS = ["pip>=24", "hatchling", "editables", "build", "pytest>=8", "cookiecutter>=2.5", "rich>=13", "matplotlib",
-         "ruff", "stable-baselines3>=2.3", "tensorboard"]
+TOOLS = [
+    "pip>=24",
+    "hatchling",
+    "editables",
+    "build",
+    "pytest>=8",
+    "cookiecutter>=2.5",
+    "rich>=13",
+    "matplotlib",
+    "ruff",
+    "stable-baselines3>=2.3",
+    "tensorboard",
+]
 
 
 def install_project(session: nox.Session) -> None:
@@ -85,8 +96,22 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Speed figures for the README: startup, agent-loop overhead, 2048 speed."""
+    """Speed figures for the README: startup, loop overhead, 2048 speed, registry, train overhead."""
     install_project(session)
     session.install("gymnasium-2048")
-    for script in ("bench_startup.py", "bench_loop.py", "bench_2048.py"):
+    for script in (
+        "bench_startup.py",
+        "bench_loop.py",
+        "bench_2048.py",
+        "bench_registry.py",
+        "bench_train_overhead.py",
+    ):
+        session.run("python", os.path.join("bench", script), *session.posargs)
+
+
+@nox.session
+def bench_learning(session: nox.Session) -> None:
+    """Learning results for the README (tens of minutes on 2 cores): corridor, CartPole, 2048."""
+    install_project(session)
+    for script in ("bench_corridor_sarsa.py", "bench_cartpole_sb3.py", "bench_2048_learning.py"):
         session.run("python", os.path.join("bench", script), *session.posargs)

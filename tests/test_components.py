@@ -169,3 +169,16 @@ def test_user_errors_exit_2_with_one_line(venv, tmp_path):
         assert result.returncode == 2, (argv, result)
         assert "Traceback" not in result.stderr
     assert venv.agentos("--version").stdout.startswith("agentos ")
+
+
+def test_agent_ini_seed_makes_runs_repeatable(venv, tmp_path):
+    venv.agentos("init", "a", cwd=tmp_path)
+    ini = tmp_path / "a" / "agent.ini"
+    ini.write_text(ini.read_text().replace("[agentos]\n", "[agentos]\nseed = 11\n"))
+    first, second = (venv.agentos("run", "-n", "4", cwd=tmp_path / "a") for _ in range(2))
+    assert first.returncode == 0, first.stderr
+    episodes = [line for line in first.stdout.splitlines() if line.startswith("episode")]
+    assert len(episodes) == 4 and episodes == [ln for ln in second.stdout.splitlines() if ln.startswith("episode")]
+    ini.write_text(ini.read_text().replace("seed = 11", "seed = eleven"))
+    bad = venv.agentos("run", "-n", "1", cwd=tmp_path / "a")
+    assert bad.returncode == 2 and "[agentos] seed must be an integer" in bad.stderr

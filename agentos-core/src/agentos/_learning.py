@@ -91,6 +91,7 @@ def train(
         raise UsageError("the number of episodes or steps must be at least 1")
     path = resolve_agent_ini(agent_ini, "train")
     context = use(path)
+    seed = _default_seed(seed, context)
     try:
         agent = context.build_agent()
         if getattr(agent, "trainer", None) is None:
@@ -201,6 +202,7 @@ def run(
             raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
     else:
         context = use(path)
+    seed = _default_seed(seed, context)
     if checkpoint is not None and not os.path.isfile(checkpoint):
         raise UsageError(f"no such checkpoint: {checkpoint}")
     try:
@@ -302,3 +304,13 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
     except (OSError, ValueError):
         info["lock"] = None
     return info
+
+
+def _default_seed(seed, context):
+    """``--seed`` wins; else agent.ini's ``[agentos] seed``; else None (unseeded)."""
+    if seed is not None or context.config is None:
+        return seed
+    value = context.config.meta_value("seed")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise UsageError(f"{context.config.path}: [agentos] seed must be an integer, not {value!r}")
+    return value
