@@ -260,3 +260,54 @@ def test_two_venv_agents_hold_conflicting_versions(core_venv, registry_index, sy
         versions[name] = subprocess.run([inner, "-c", code], capture_output=True, text=True).stdout.strip()
     assert versions == {"first": "1.0", "second": "2.0"}
     assert installed(outer, "agentos-dep-x") is None
+
+
+def _run_in_terminal(cmd: list[str], cwd, env: dict, answer: str, prompt: str, timeout: float = 120) -> tuple[int, str]:
+    """Run ``cmd`` with a pseudo-terminal as stdin and stdout; type ``answer`` once ``prompt`` shows."""
+    import os
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    output, answered, deadline = b"", False, time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the terminal closed: the command ended
+                    break
+                if not chunk:
+                    break
+                output += chunk
+                if not answered and prompt.encode() in output:
+                    os.write(leader, answer.encode() + b"\n")
+                    answered = True
+            elif proc.poll() is not None:
+                break
+        return proc.wait(timeout=max(1.0, deadline - time.monotonic())), output.decode(errors="replace")
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_terminal_user_is_asked_which_component_is_the_default(agent, registry_index):
+    venv, folder = agent
+    env = {**venv.env, "AGENTOS_INDEX_URL": str(registry_index)}
+    agentos = str(venv.bin / "agentos")
+    assert venv.agentos("install", "env", "corridor", cwd=folder, env=env).returncode == 0
+    code, output = _run_in_terminal([agentos, "install", "env", "2048"], folder, env, "y", "the default instead?")
+    assert code == 0, output
+    assert "default = 2048" in (folder / "agent.ini").read_text()
+    code, output = _run_in_terminal([agentos, "install", "env", "gymnasium"], folder, env, "n", "the default instead?")
+    assert code == 0, output
+    assert "default = 2048" in (folder / "agent.ini").read_text()
+    code, output = _run_in_terminal([agentos, "uninstall", "env", "2048"], folder, env, "2", "becomes the default?")
+    assert code == 0, output
+    assert "[1] corridor" in output and "[2] gymnasium" in output
+    assert "default = gymnasium" in (folder / "agent.ini").read_text()
