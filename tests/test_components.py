@@ -182,3 +182,13 @@ def test_agent_ini_seed_makes_runs_repeatable(venv, tmp_path):
     ini.write_text(ini.read_text().replace("seed = 11", "seed = eleven"))
     bad = venv.agentos("run", "-n", "1", cwd=tmp_path / "a")
     assert bad.returncode == 2 and "[agentos] seed must be an integer" in bad.stderr
+
+
+def test_list_shows_the_agents_local_components(venv, tmp_path):
+    venv.agentos("init", "a", cwd=tmp_path)
+    rows = {r["name"]: r for r in json.loads(venv.agentos("list", "--json", cwd=tmp_path / "a").stdout)}
+    assert rows["my_agent"]["package"] == "(local)" and rows["my_agent"]["status"] == "ok"
+    assert rows["my_agent"]["default"] and rows["corridor"]["default"]
+    (tmp_path / "a" / "agent.py").unlink()
+    rows = {r["name"]: r for r in json.loads(venv.agentos("list", "--json", cwd=tmp_path / "a").stdout)}
+    assert "file 'agent.py' not found" in rows["my_agent"]["status"]

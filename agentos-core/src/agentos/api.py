@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 
 from .errors import UsageError
 from .host import ComponentHost, canonical_kind, error_key, recorded_errors
@@ -37,6 +38,14 @@ def _kind(kind: str | None) -> str | None:
         raise UsageError(str(exc)) from None
 
 
+def _local_problem(spec, config) -> str:
+    """A local component's file must exist (checked without running it)."""
+    target = spec.value.partition(":")[0].strip()
+    if target.endswith(".py") and not os.path.isfile(config.resolve_path(target)):
+        return f"file {target!r} not found next to {config.path}"
+    return ""
+
+
 def list_components(kind: str | None = None, *, check: bool = False, agent_ini: str | None = None) -> list[dict]:
     """Installed components (no plugin is imported unless ``check``), with their status.
 
@@ -51,21 +60,24 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
     host = ComponentHost()
     config_path = agent_ini or find_agent_ini()
     config = AgentConfig.load(config_path) if config_path else None
+    for comp in config.components.values() if config else ():
+        if comp.source:  # the agent's own code (``source = agent.py:MyAgent``) is listed too
+            host.add_local(comp.kind, comp.name, comp.source, config.directory)
     problems = host.check(kind) if check else {}
     recorded = recorded_errors()
     rows = []
     for spec in host.specs(kind):
         problem = problems.get(spec.key) or spec.problem
         if not problem and not check:
-            problem = recorded.get(error_key(spec), "")
-            if not problem and importlib.util.find_spec(spec.module.split(".")[0]) is None:
+            problem = recorded.get(error_key(spec), "") if spec.package else _local_problem(spec, config)
+            if not problem and spec.package and importlib.util.find_spec(spec.module.split(".")[0]) is None:
                 problem = f"module {spec.module!r} not found"
         status = "ok" if not problem else "disabled" if problem.startswith("disabled") else f"error: {problem}"
         rows.append({
             "kind": spec.kind,
             "name": spec.name,
             "version": spec.version,
-            "package": spec.package,
+            "package": spec.package or "(local)",
             "entry_point": spec.value,
             "summary": spec.summary,
             "default": bool(config and config.default(spec.kind) == spec.name),
