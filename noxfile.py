@@ -54,7 +54,7 @@ def demo(session: nox.Session) -> None:
     """The registry demo (seed 001): an agent with its own venv installs, trains, switches to DQN, runs."""
     session.install("--no-build-isolation", "hatchling", "editables")
     session.install("--no-build-isolation", "-e", "./agentos-core")
-    agent_dir = os.path.join(session.create_tmp(), "my_agent")
+    agent_dir = os.path.abspath(os.path.join(session.create_tmp(), "my_agent"))
     if os.path.exists(agent_dir):
         import shutil
 

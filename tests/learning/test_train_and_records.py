@@ -91,6 +91,22 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     assert shown.returncode == 0, shown.stderr
     assert "agentos-policy-q-table 1.0.0 sha256" in shown.stdout
 
+    # a plain run after training uses the trained policy; --fresh an untrained one
+    result = learning_venv.agentos("run", "-n", "3", cwd=corridor_agent)
+    assert result.returncode == 0, result.stderr
+    assert "mean return -9.00" in result.stdout and f"policy trained by run {meta['id']}" in result.stdout
+    fresh = learning_venv.agentos("run", "-n", "3", "--fresh", cwd=corridor_agent)
+    assert fresh.returncode == 0, fresh.stderr
+    assert "policy trained by" not in fresh.stdout
+    metas = [json.loads(p.read_text()) for p in corridor_agent.glob("runs/*/run.json")]
+    assert [m["request"].get("trained_by") for m in metas if m["mode"] == "run"].count(meta["id"]) == 1
+    # another policy setting: the trained table does not apply any more
+    ini = corridor_agent / "agent.ini"
+    ini.write_text(ini.read_text().replace("[policy.q_table]\n", "[policy.q_table]\navoid_repeats = false\n"))
+    other = learning_venv.agentos("run", "-n", "1", cwd=corridor_agent)
+    assert other.returncode == 0, other.stderr
+    assert "policy trained by" not in other.stdout
+
 
 def test_checkpoint_round_trip_gives_the_same_actions(learning_venv, agent_2048):
     code = textwrap.dedent("""

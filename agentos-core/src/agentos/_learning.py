@@ -167,12 +167,15 @@ def run(
     checkpoint: str | None = None,
     force: bool = False,
     record: bool = True,
+    fresh: bool = False,
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
 
     ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
     its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
-    component packages differ from the run's lock, unless ``force``.
+    component packages differ from the run's lock, unless ``force``. Otherwise the policy trained
+    by the newest ``agentos train`` of the same environment and policy (same packages, versions and
+    settings) is used, as a user expects after training; ``fresh`` runs an untrained policy instead.
     """
     from ._context import AgentContext, use
     from ._records import find_record, lock_differences, runs_dir
@@ -202,6 +205,10 @@ def run(
             raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
     else:
         context = use(path)
+    trained_by = None
+    if source_run is None and checkpoint is None and not fresh:
+        trained_by = latest_training(context)
+        checkpoint = trained_by.checkpoint_path() if trained_by else None
     seed = _default_seed(seed, context)
     if checkpoint is not None and not os.path.isfile(checkpoint):
         raise UsageError(f"no such checkpoint: {checkpoint}")
@@ -213,7 +220,8 @@ def run(
             except NotImplementedError as exc:
                 raise UsageError(f"the policy cannot load checkpoints: {exc}") from None
             except (OSError, ValueError, KeyError, RuntimeError) as exc:
-                raise UsageError(f"cannot load checkpoint {checkpoint}: {type(exc).__name__}: {exc}") from None
+                hint = f" (trained by run {trained_by.id}; --fresh runs an untrained policy)" if trained_by else ""
+                raise UsageError(f"cannot load checkpoint {checkpoint}: {type(exc).__name__}: {exc}{hint}") from None
         rec = None
         if record:
             rec = _start_record(
@@ -224,6 +232,7 @@ def run(
                 request={
                     "episodes": episodes,
                     "from_run": source_run.id if source_run else None,
+                    "trained_by": trained_by.id if trained_by else None,
                     "checkpoint": os.path.abspath(checkpoint) if checkpoint else None,
                     "force": force,
                 },
@@ -241,10 +250,44 @@ def run(
             if getattr(agent.policy, "learns_while_running", False):
                 summary["checkpoint"] = rec.save_checkpoint(agent.policy)
             summary.update(run=rec.id, run_dir=rec.directory)
+        if trained_by is not None:
+            summary["trained_by"] = trained_by.id
             rec.finish(summary)
         return summary
     finally:
         context.close()
+
+
+def latest_training(context):
+    """The newest training record with a checkpoint whose environment and policy match ``context``'s."""
+    import os
+
+    from ._records import list_records, runs_dir
+    from .config import AgentConfig
+
+    def identity(config):
+        parts = []
+        for kind in ("environment", "policy"):
+            name = config.default(kind)
+            comp = config.component(kind, name) if name else None
+            parts.append((name, comp.package, comp.version, comp.source, comp.kwargs()) if comp else (name,))
+        return parts
+
+    if context.config is None:
+        return None
+    wanted = identity(context.config)
+    for rec in reversed(list_records(runs_dir(context.config))):
+        checkpoint = rec.checkpoint_path()
+        if rec.meta.get("mode") != "train" or not checkpoint or not os.path.isfile(checkpoint):
+            continue
+        try:
+            with open(rec.path("agent.ini"), encoding="utf-8") as f:
+                recorded = AgentConfig.from_text(f.read(), path=rec.path("agent.ini"))
+        except (OSError, UsageError):
+            continue
+        if identity(recorded) == wanted:
+            return rec
+    return None
 
 
 def list_runs(agent_ini: str | None = None) -> list[dict]:

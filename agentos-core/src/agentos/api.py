@@ -87,7 +87,8 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
 
 
 def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None,
-        from_run: str | None = None, checkpoint: str | None = None, force: bool = False, record: bool = True) -> dict:
+        from_run: str | None = None, checkpoint: str | None = None, force: bool = False, record: bool = True,
+        fresh: bool = False) -> dict:
     """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary.
 
     ``checkpoint`` loads a saved policy; ``from_run`` reuses a recorded run (see
@@ -97,7 +98,7 @@ def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = 
     from ._learning import run as _run
 
     return _run(agent_ini, episodes=episodes, seed=seed, on_episode=on_episode, from_run=from_run,
-                checkpoint=checkpoint, force=force, record=record)
+                checkpoint=checkpoint, force=force, record=record, fresh=fresh)
 
 
 def train(agent_ini: str | None = None, *, episodes: int | None = None, steps: int | None = None,

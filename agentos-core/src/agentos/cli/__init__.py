@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--checkpoint", metavar="PATH", help="load the policy from a checkpoint file")
     p.add_argument("--force", action="store_true", help="with --from-run: run even if installed components differ")
+    p.add_argument("--fresh", action="store_true", help="an untrained policy, not the one of the last agentos train")
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("list", help="installed components: kind, name, version, package, status")
@@ -70,13 +71,15 @@ def _run(args) -> int:
             print(f"episode {n:>4}: return {number(result.episode_return):>9}  steps {result.length}")
 
     summary = run(args.agent_ini, episodes=args.episodes, seed=args.seed, on_episode=on_episode,
-                  from_run=args.from_run, checkpoint=args.checkpoint, force=args.force)
+                  from_run=args.from_run, checkpoint=args.checkpoint, force=args.force, fresh=args.fresh)
     print(
         f"{summary['status']}: {summary['episodes']} episodes, {summary['steps']} steps, "
         f"mean return {number(summary['mean_return'])} ± {number(summary['std_return'])} "
         f"(min {number(summary['min_return'])}, max {number(summary['max_return'])}), "
         f"{number(summary['steps_per_second'])} steps/s"
     )
+    if summary.get("trained_by"):
+        print(f"policy trained by run {summary['trained_by']} (--fresh for an untrained one)")
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
     return 130 if summary["status"] == "interrupted" else 0
