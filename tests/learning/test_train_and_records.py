@@ -43,8 +43,13 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     lock = json.loads((run / "lock.json").read_text())
     packages = {c["package"]: c for c in lock["components"]}
     assert set(packages) == {"agentos-env-corridor", "agentos-policy-q-table", "agentos-trainer-sarsa"}
+    assert {p: c["version"] for p, c in packages.items()} == {
+        "agentos-env-corridor": "1.0.0",
+        "agentos-policy-q-table": "1.1.0",
+        "agentos-trainer-sarsa": "1.0.0",
+    }
     for entry in packages.values():
-        assert entry["version"] == "1.0.0" and SHA256.match(entry["sha256"]) and entry["install"] == "wheel"
+        assert SHA256.match(entry["sha256"]) and entry["install"] == "wheel"
     others = {p["name"] for p in lock["packages"]}
     assert "agentos-core" in others and "numpy" in others and "agentos-policy-q-table" not in others
 
@@ -89,7 +94,7 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     assert [r["mode"] for r in rows] == ["train", "run"]
     shown = learning_venv.agentos("runs", "show", meta["id"][-4:], cwd=corridor_agent)
     assert shown.returncode == 0, shown.stderr
-    assert "agentos-policy-q-table 1.0.0 sha256" in shown.stdout
+    assert "agentos-policy-q-table 1.1.0 sha256" in shown.stdout
 
     # a plain run after training uses the trained policy; --fresh an untrained one
     result = learning_venv.agentos("run", "-n", "3", cwd=corridor_agent)

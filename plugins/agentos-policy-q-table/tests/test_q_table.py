@@ -33,7 +33,7 @@ def test_greedy_on_its_table_and_ties_are_seeded():
 
 def test_exact_keys_for_integer_boards_and_refuses_floats():
     board_space = spaces.Box(0, 17, (4, 4), np.uint8)
-    policy = QTablePolicy(board_space, spaces.Discrete(4))
+    policy = QTablePolicy(board_space, spaces.Discrete(4), key="observation")
     board = np.arange(16, dtype=np.uint8).reshape(4, 4)
     assert policy.key(board) == board.tobytes() and len(policy.key(board)) == 16
     with pytest.raises(ValueError, match="discretise"):
@@ -70,14 +70,26 @@ def test_checkpoint_is_safetensors_and_checks_its_key(tmp_path):
     from safetensors.numpy import load_file
 
     board_space = spaces.Box(0, 17, (4, 4), np.uint8)
-    policy = QTablePolicy(board_space, spaces.Discrete(4))
+    policy = QTablePolicy(board_space, spaces.Discrete(4), key="observation")
     policy.row(policy.key(np.ones((4, 4), np.uint8)))[2] = 1.5
     path = str(tmp_path / "q.safetensors")
     policy.save(path)
     tensors = load_file(path)
     assert tensors["keys"].shape == (1, 16) and tensors["values"].tolist() == [[0.0, 0.0, 1.5, 0.0]]
-    again = QTablePolicy(board_space, spaces.Discrete(4))
+    again = QTablePolicy(board_space, spaces.Discrete(4), key="observation")
     again.load(path)
     assert again.table == policy.table
     with pytest.raises(ValueError, match="key=observation"):
         QTablePolicy(board_space, spaces.Discrete(4), key="2048").load(path)
+
+
+def test_auto_key_reads_2048_boards_and_other_observations_as_they_are():
+    from agentos_env_2048 import Game2048Env
+    from agentos_env_corridor import CorridorEnv
+    from agentos_policy_q_table import QTablePolicy
+
+    board = Game2048Env()
+    assert QTablePolicy(board.observation_space, board.action_space).key_name == "2048"
+    assert QTablePolicy(board.observation_space, board.action_space, key="observation").key_name == "observation"
+    corridor = CorridorEnv()
+    assert QTablePolicy(corridor.observation_space, corridor.action_space).key_name == "observation"

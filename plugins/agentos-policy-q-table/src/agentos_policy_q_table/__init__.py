@@ -2,7 +2,9 @@
 
 Observation keys (the ``key`` setting):
 
-* ``observation`` (default): the observation itself. A ``Discrete`` observation is its integer (the
+* ``auto`` (default): ``2048`` for a 2048 board (a 4x4 integer ``Box`` of tile exponents), else
+  ``observation``.
+* ``observation``: the observation itself. A ``Discrete`` observation is its integer (the
   corridor's cell index); an integer array (``Box``/``MultiDiscrete``/``MultiBinary``) is the bytes of
   the array in the space's dtype (2048's 4x4 board of tile exponents: 16 bytes, one per cell, row by
   row). Continuous (float) observations are refused: discretise them first.
@@ -26,7 +28,7 @@ from agentos import Policy
 __all__ = ["QTablePolicy", "board_2048_key", "legal_moves_2048"]
 
 FORMAT = "agentos-q-table/1"
-KEYS = ("observation", "2048")
+KEYS = ("auto", "observation", "2048")
 
 
 def legal_moves_2048(board) -> tuple[bool, bool, bool, bool]:
@@ -50,10 +52,18 @@ def board_2048_key(board) -> int:
     return mask * 16 + int(b.argmax())
 
 
+def _auto_key(space) -> str:
+    """``2048`` for a 4x4 integer board of tile exponents, else ``observation``."""
+    shape, dtype = getattr(space, "shape", None), getattr(space, "dtype", None)
+    if type(space).__name__ == "Box" and shape == (4, 4) and dtype is not None and np.dtype(dtype).kind in "iu":
+        return "2048"
+    return "observation"
+
+
 class QTablePolicy(Policy):
     """Greedy with respect to a table of action values (ties broken at random, seeded).
 
-    Settings: ``key`` (``observation`` or ``2048``), ``initial_value`` (0.0: with step costs, such
+    Settings: ``key`` (``auto``, ``observation`` or ``2048``), ``initial_value`` (0.0: with step costs, such
     as the corridor's -1, zero is optimistic and drives exploration), ``avoid_repeats`` (true),
     ``seed``. It does not learn while running: ``agentos train`` with the ``sarsa`` trainer fills it.
     """
@@ -65,7 +75,7 @@ class QTablePolicy(Policy):
         self,
         observation_space=None,
         action_space=None,
-        key: str = "observation",
+        key: str = "auto",
         initial_value: float = 0.0,
         avoid_repeats: bool = True,
         seed: int | None = None,
@@ -78,7 +88,7 @@ class QTablePolicy(Policy):
             raise ValueError(f"key must be one of {', '.join(KEYS)}, not {key!r}")
         self.n_actions = int(action_space.n)
         self.action_start = int(action_space.start)
-        self.key_name = key
+        self.key_name = _auto_key(observation_space) if key == "auto" else key
         self.initial_value = float(initial_value)
         self.avoid_repeats = bool(avoid_repeats)
         self.table: dict = {}
