@@ -87,7 +87,9 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     assert result.returncode == 0, result.stderr
     assert "mean return -9.00" in result.stdout
     run_record = only_run(corridor_agent, "run")
-    assert json.loads((run_record / "run.json").read_text())["request"]["from_run"] == meta["id"]
+    run_meta = json.loads((run_record / "run.json").read_text())
+    assert run_meta["request"]["from_run"] == meta["id"]
+    assert run_meta["status"] == "finished" and run_meta["summary"]["episodes"] == 3
 
     listed = learning_venv.agentos("runs", "--json", cwd=corridor_agent)
     rows = json.loads(listed.stdout)
@@ -104,6 +106,7 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     assert fresh.returncode == 0, fresh.stderr
     assert "policy trained by" not in fresh.stdout
     metas = [json.loads(p.read_text()) for p in corridor_agent.glob("runs/*/run.json")]
+    assert all(m["status"] == "finished" for m in metas)
     assert [m["request"].get("trained_by") for m in metas if m["mode"] == "run"].count(meta["id"]) == 1
     # another policy setting: the trained table does not apply any more
     ini = corridor_agent / "agent.ini"

@@ -14,7 +14,7 @@ from .errors import UsageError
 
 
 def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
-    from ._context import find_agent_ini
+    from ._paths import find_agent_ini
 
     path = agent_ini or find_agent_ini()
     if path is None:
@@ -252,6 +252,7 @@ def run(
             summary.update(run=rec.id, run_dir=rec.directory)
         if trained_by is not None:
             summary["trained_by"] = trained_by.id
+        if rec is not None:
             rec.finish(summary)
         return summary
     finally:
@@ -260,8 +261,6 @@ def run(
 
 def latest_training(context):
     """The newest training record with a checkpoint whose environment and policy match ``context``'s."""
-    import os
-
     from ._records import list_records, runs_dir
     from .config import AgentConfig
 
