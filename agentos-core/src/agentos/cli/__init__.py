@@ -9,8 +9,6 @@ from .._version import __version__
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
-#: Commands that act on one agent: they re-execute in the agent's venv when agent.ini names one.
-_AGENT_COMMANDS = frozenset({"install", "uninstall", "list", "run", "train", "runs"})
 COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands")
 
 
@@ -70,8 +68,16 @@ def _run(args) -> int:
         if n <= 20 or n % max(1, args.episodes // 10) == 0:
             print(f"episode {n:>4}: return {number(result.episode_return):>9}  steps {result.length}")
 
-    summary = run(args.agent_ini, episodes=args.episodes, seed=args.seed, on_episode=on_episode,
-                  from_run=args.from_run, checkpoint=args.checkpoint, force=args.force, fresh=args.fresh)
+    summary = run(
+        args.agent_ini,
+        episodes=args.episodes,
+        seed=args.seed,
+        on_episode=on_episode,
+        from_run=args.from_run,
+        checkpoint=args.checkpoint,
+        force=args.force,
+        fresh=args.fresh,
+    )
     print(
         f"{summary['status']}: {summary['episodes']} episodes, {summary['steps']} steps, "
         f"mean return {number(summary['mean_return'])} ± {number(summary['std_return'])} "
@@ -115,10 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import AgentOSError
 
     try:
-        if args.command in _AGENT_COMMANDS:  # an agent with its own venv runs there (agentos init --venv)
-            from ..registry._venv import reexec_in_agent_venv
+        from ..registry._venv import reexec_in_agent_venv  # agents with their own venv run there
 
-            reexec_in_agent_venv(args, sys.argv[1:] if argv is None else list(argv))
+        reexec_in_agent_venv(args, sys.argv[1:] if argv is None else list(argv))
         return args.handler(args)
     except AgentOSError as exc:
         print(f"agentos: error: {exc}", file=sys.stderr)
