@@ -45,16 +45,44 @@ def latest(releases: dict) -> str | None:
     return max(pool, key=_sort_key) if pool else None
 
 
+def find_release(releases: dict, version: str) -> str | None:
+    """The key of ``version`` in ``releases`` compared as versions (``1.0`` is ``1.0.0``), else None."""
+    from packaging.version import Version
+
+    if version in releases:
+        return version
+    wanted = Version(version)
+    return next((key for key in releases if Version(key) == wanted), None)
+
+
+def owners(catalogue: dict) -> dict[tuple[str, str], str]:
+    """(kind, normalized component name) -> the project that first declared it."""
+    from ..host._names import normalize
+
+    found: dict[tuple[str, str], str] = {}
+    for project, info in catalogue["projects"].items():
+        for release in info["releases"].values():
+            for comp in release.get("components", []):
+                found.setdefault((comp["kind"], normalize(comp["name"])), project)
+    return found
+
+
 def add_release(catalogue: dict, art) -> None:
     """Record one release of ``art.project`` (called once per version, not per file)."""
     project = catalogue["projects"].setdefault(art.project, {"package": art.name, "releases": {}})
     releases = project["releases"]
     info = release_info(art)
-    if art.version in releases:
-        info["yanked"] = releases[art.version].get("yanked", False)
-        if art.packagetype == "sdist" and releases[art.version].get("components"):
+    if art.packagetype == "bdist_wheel":
+        info["core"] = art.core
+    key = find_release(releases, art.version)
+    if key is not None:
+        info["yanked"] = releases[key].get("yanked", False)
+        if art.packagetype == "sdist" and (releases[key].get("components") or releases[key].get("core")):
             return  # a wheel's entry points are authoritative over an sdist's
-    releases[art.version] = info
+        if "core" in releases[key] and "core" not in info:
+            info["core"] = releases[key]["core"]
+        del releases[key]
+    releases[key or art.version] = info
     project["releases"] = dict(sorted(releases.items(), key=lambda kv: _sort_key(kv[0])))
     project["package"] = art.name
 

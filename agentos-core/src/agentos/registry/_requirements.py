@@ -32,6 +32,23 @@ def pinned_line(package: str, url: str, sha256: str) -> str:
     return f"{package} @ {url.split('#', 1)[0]}#sha256={sha256}"
 
 
+def registry_line(client, project: str, version: str | None = None) -> str | None:
+    """The hashed direct reference to the registry's file of ``project`` (``version``, else its latest).
+
+    The one way a requirements line for a registry-hosted project is written (install, init,
+    new agent); None when the registry has no such file.
+    """
+    from ..errors import UsageError
+    from ._client import choose_file
+
+    files = client.project_files(project) or []
+    try:
+        entry = choose_file(files, project, version)
+    except UsageError:
+        return None
+    return pinned_line(project, entry["url"], entry["hashes"]["sha256"])
+
+
 def read(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:
