@@ -120,3 +120,14 @@ def test_a_wheel_install_without_any_index_names_the_config_command(core_venv, r
     proc = venv.agentos("install", "environment", "2048", cwd=tmp_path / "agent", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "agentos-env-2048 @ " in (tmp_path / "agent" / "requirements.txt").read_text()
+
+
+def test_an_http_index_cannot_point_at_local_files(tmp_path, http_server):  # point 1
+    wheel = env_wheel(tmp_path / "w", "local", "1.0")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    root = tmp_path / "index"
+    project_page(
+        root, "agentos-env-local", [{"filename": wheel.name, "url": wheel.as_uri(), "hashes": {"sha256": digest}}]
+    )
+    assert IndexClient(http_server(root).url).project_files("agentos-env-local") == []
+    assert len(IndexClient(str(root)).project_files("agentos-env-local")) == 1  # a local index may

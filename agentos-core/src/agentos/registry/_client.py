@@ -136,9 +136,16 @@ class IndexClient:
             if html is None:
                 return None
             files = parse_project_html(html.decode("utf-8", "replace"))
+        remote = local_path(self.url) is None
+        kept = []
         for entry in files:
+            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+                continue
             entry["url"] = urllib.parse.urljoin(page_url, entry["url"])
-        return files
+            if remote and urllib.parse.urlsplit(entry["url"]).scheme not in ("http", "https"):
+                continue  # an index on the network never points at local files
+            kept.append(entry)
+        return kept
 
     def fetch_file(self, entry: dict) -> str:
         """A local path to the file of ``entry``, its sha256 checked against the index.
