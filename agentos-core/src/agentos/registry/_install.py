@@ -179,9 +179,44 @@ def _leftovers(before: dict[str, str | None]) -> list[str]:
     ]
 
 
-def _undo(before, client, what: str) -> str:
+def _remove_half_installed(project: str, wheel: str) -> None:
+    """Delete what pip wrote of ``wheel`` (a project that was not installed before) when pip itself
+    cannot uninstall it (a failure half-way leaves a ``.dist-info`` without METADATA or RECORD)."""
+    import shutil
+    import sysconfig
+    import zipfile
+
+    purelib = os.path.realpath(sysconfig.get_paths()["purelib"])
+    with zipfile.ZipFile(wheel) as zf:
+        members = [m for m in zf.namelist() if ".data/" not in m]
+    folders = set()
+    for member in members:
+        target = os.path.realpath(os.path.join(purelib, member))
+        if not target.startswith(purelib + os.sep):
+            continue  # never outside site-packages (the wheel was validated; this is belt and braces)
+        top = os.path.join(purelib, member.split("/", 1)[0])
+        if top.endswith(".dist-info"):
+            folders.add(top)
+        if os.path.isfile(target):
+            os.unlink(target)
+        parent = os.path.dirname(target)
+        while parent.startswith(purelib + os.sep):
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+    for folder in sorted(folders, key=len, reverse=True):
+        if folder.endswith(".dist-info"):
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(os.path.join(folder, "__pycache__"), ignore_errors=True)
+                os.rmdir(folder)  # only when empty: never someone else's files
+
+
+def _undo(before, client, what: str, art=None) -> str:
     """Roll back; the message says exactly what (if anything) is left and how to remove it."""
     problems = _rollback(before, client)
+    if art is not None and before.get(art.project) is None and _pip.installed_versions([art.project])[art.project]:
+        _remove_half_installed(art.project, art.path)
     left = _leftovers(before)
     if not left:
         return f"{what}: the install was undone; agent.ini and requirements unchanged"
@@ -193,13 +228,13 @@ def _undo(before, client, what: str) -> str:
     )
 
 
-def _pip_install(plan, requirements, before, client, force: bool, interrupted) -> None:
+def _pip_install(art, requirements, before, client, force: bool, interrupted) -> None:
     args = ["install", "--no-deps", *(["--force-reinstall"] if force else []), *requirements]
     proc = _pip.run_pip(*args, shield=True)
     if interrupted.is_set():
-        raise _pip.Interrupted(_undo(before, client, "interrupted"))
+        raise _pip.Interrupted(_undo(before, client, "interrupted", art))
     if proc.returncode != 0:
-        raise _pip.PipError(_undo(before, client, f"pip failed: {_pip.error_line(proc)}"))
+        raise _pip.PipError(_undo(before, client, f"pip failed: {_pip.error_line(proc)}", art))
 
 
 class _Flag:
@@ -283,12 +318,12 @@ def install(
                 f"installing {art.name} {art.version}"
                 + (f" and {len(plan) - 1} requirement(s)" if len(plan) > 1 else "")
             )
-            _pip_install(plan, exact, before, client, installed == art.version, interrupted)
+            _pip_install(art, exact, before, client, installed == art.version, interrupted)
         if interrupted.is_set():
             raise _pip.Interrupted("interrupted: nothing was changed")
 
         def undo() -> str:
-            return _undo(before, client, "interrupted") if not same else "interrupted: nothing was changed"
+            return _undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
 
         return _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo)
 
