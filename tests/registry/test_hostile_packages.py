@@ -14,7 +14,6 @@ import zipfile
 
 import pytest
 from agentos.registry import LocalIndex, PublishError, publish, search
-from agentos.registry._publish import publish_files
 from registry.hostile import raw_wheel, wheel_members
 from registry.wheelmaker import env_wheel, make_wheel
 
@@ -213,6 +212,6 @@ def test_the_stored_file_is_the_hashed_file(tmp_path):  # point 11
 
 def _publish_into(wheel, index, errors):
     try:
-        publish_files([str(wheel)], str(index))
+        publish([str(wheel)], str(index))
     except Exception as exc:  # reported by the test
         errors.append(exc)
