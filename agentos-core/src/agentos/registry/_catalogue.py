@@ -118,8 +118,17 @@ def refresh(catalogue: dict) -> dict:
 
 
 def dumps(catalogue: dict) -> str:
-    ordered = {k: catalogue[k] for k in ("format", "components", "libraries", "projects")}
-    return json.dumps(ordered, indent=1) + "\n"
+    """One line per component, library and project: diff-friendly, and written by json's C encoder
+    (``indent`` would switch json to its pure-Python encoder, 10x slower on a large index)."""
+
+    def rows(items) -> str:
+        return "[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]" if items else "[]"
+
+    projects = ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in catalogue["projects"].items())
+    return (
+        f'{{\n"format": {json.dumps(catalogue["format"])},\n"components": {rows(catalogue["components"])},\n'
+        f'"libraries": {rows(catalogue["libraries"])},\n"projects": {{\n{projects}\n}}\n}}\n'
+    )
 
 
 def render_html(catalogue: dict, title: str = "AgentOS component registry") -> str:
