@@ -6,6 +6,10 @@
     Target: at most 1.2x.
 (b) one ``publish`` of a new project into an index of 5,000 projects versus rebuilding that whole
     index (re-reading every file, rewriting every page). Target: at most 1/10.
+(c) peak memory (max RSS) of a process publishing a 0.2 MB wheel whose METADATA inflates to 200 MiB
+    (refused as a zip bomb), next to the same process importing the registry and doing nothing.
+
+agentos-core is installed from a wheel built from this checkout, so the code measured is the code here.
 
     python bench/bench_registry.py [--reps 5] [--projects 5000] [--json]
 """
@@ -41,11 +45,10 @@ def _timed(cmd: list[str], **kw) -> float:
 def bench_install(reps: int, work: str) -> dict:
     template = os.path.join(work, "template")
     subprocess.run([sys.executable, "-m", "venv", template], check=True)
-    core = next(
-        os.path.join(INDEX, "files", "agentos-core", f)
-        for f in os.listdir(os.path.join(INDEX, "files", "agentos-core"))
-        if f.endswith(".whl")
-    )
+    built = os.path.join(work, "core-wheel")
+    cmd = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", built]
+    subprocess.run([*cmd, os.path.join(ROOT, "agentos-core")], check=True, capture_output=True)
+    core = os.path.join(built, next(f for f in os.listdir(built) if f.endswith(".whl")))
     py = os.path.join(template, "bin", "python")
     subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", core], check=True)
     wheel_dir = os.path.join(INDEX, "files", "agentos-env-2048")
@@ -122,19 +125,56 @@ def bench_publish(projects: int, reps: int, work: str) -> dict:
             "median_rebuild_s": r, "median_publish_one_s": p, "ratio": p / r, "target": 0.1}  # fmt: skip
 
 
+_BOMB = """
+import resource, sys, zipfile
+from agentos.registry import PublishError, publish
+wheel, index, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if size:
+    try:
+        publish([wheel], index)
+    except PublishError as exc:
+        print(exc, file=sys.stderr)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def bench_zip_bomb(work: str, size: int = 200 << 20) -> dict:
+    """Peak RSS (MiB) of publishing a zip bomb, and of the same process without it."""
+    name = "agentos_env_bomb-1.0"
+    path = os.path.join(work, f"{name}-py3-none-any.whl")
+    info = f"{name}.dist-info"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr(f"{info}/RECORD", "")
+        with zf.open(f"{info}/METADATA", "w", force_zip64=True) as f:
+            f.write(b"Metadata-Version: 2.1\nName: agentos-env-bomb\nVersion: 1.0\n\n")
+            for _ in range(size >> 20):
+                f.write(b"A" * (1 << 20))
+    peaks = {}
+    for label, n in (("publish_bomb_mib", size), ("baseline_mib", 0)):
+        proc = subprocess.run([sys.executable, "-c", _BOMB, path, os.path.join(work, "bomb-index"), str(n)],
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        peaks[label] = int(proc.stdout.strip().splitlines()[-1])
+        if n:
+            peaks["message"] = proc.stderr.strip()
+    return {"wheel_bytes": os.path.getsize(path), "metadata_bytes": size, **peaks}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--projects", type=int, default=5000)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--only", choices=["install", "publish"])
+    parser.add_argument("--only", choices=["install", "publish", "bomb"])
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentos-bench-registry-") as work:
-        if args.only != "publish":
+        if args.only in (None, "install"):
             results["install"] = bench_install(args.reps, work)
-        if args.only != "install":
+        if args.only in (None, "publish"):
             results["publish"] = bench_publish(args.projects, max(3, args.reps // 2), work)
+        if args.only in (None, "bomb"):
+            results["bomb"] = bench_zip_bomb(work)
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()
@@ -147,6 +187,10 @@ def main() -> int:
         r = results["publish"]
         print(f"publish into {r['projects']} projects: {r['median_publish_one_s'] * 1000:.0f} ms; full rebuild "
               f"{r['median_rebuild_s']:.2f} s: ratio {r['ratio']:.3f} (target <= 0.1)")  # fmt: skip
+    if "bomb" in results:
+        r = results["bomb"]
+        print(f"zip bomb ({r['wheel_bytes'] / 1e6:.1f} MB wheel, {r['metadata_bytes'] >> 20} MiB METADATA): peak "
+              f"{r['publish_bomb_mib']} MiB vs {r['baseline_mib']} MiB idle; {r['message']}")  # fmt: skip
     return 0
 
 

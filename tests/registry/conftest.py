@@ -96,6 +96,20 @@ def http_index(registry_index):
     server.close()
 
 
+@pytest.fixture
+def http_server():
+    """Factory: serve any folder over HTTP on 127.0.0.1 for the test's duration."""
+    servers = []
+
+    def serve(root: Path) -> HttpIndex:
+        servers.append(HttpIndex(root))
+        return servers[-1]
+
+    yield serve
+    for server in servers:
+        server.close()
+
+
 @pytest.fixture(scope="session")
 def http_synthetic(synthetic_index):
     server = HttpIndex(synthetic_index)

@@ -224,6 +224,9 @@ def _children(pid: int) -> list[tuple[int, str]]:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find pip")
 def test_ctrl_c_during_pip_undoes_the_install(agent, registry_index):
+    """Ctrl-C while pip installs: pip is frozen (SIGSTOP) while the signal lands, so it surely arrives
+    during the install, however loaded the machine; a Ctrl-C is deferred, never lost."""
+    import os
     import signal
     import subprocess
     import time
@@ -232,12 +235,19 @@ def test_ctrl_c_during_pip_undoes_the_install(agent, registry_index):
     before = snapshot(folder)
     cmd = [str(venv.bin / "agentos"), "install", "environment", "2048", "--index-url", str(registry_index)]
     proc = subprocess.Popen(cmd, cwd=folder, env=venv.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if any(" pip " in cmdline and " install " in cmdline for _, cmdline in _children(proc.pid)):
-            proc.send_signal(signal.SIGINT)  # what the terminal does on Ctrl-C (pip runs in its own session)
-            break
-        time.sleep(0.005)
+    pip = None
+    deadline = time.monotonic() + 120
+    while pip is None and time.monotonic() < deadline and proc.poll() is None:
+        found = [pid for pid, cmdline in _children(proc.pid) if " pip " in cmdline and " --no-deps " in cmdline]
+        pip = found[0] if found else None
+        time.sleep(0.002)
+    assert pip is not None, proc.communicate()
+    os.kill(pip, signal.SIGSTOP)
+    try:
+        proc.send_signal(signal.SIGINT)  # what the terminal does on Ctrl-C (pip runs in its own session)
+        time.sleep(0.2)
+    finally:
+        os.kill(pip, signal.SIGCONT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in one_line_error(subprocess.CompletedProcess(cmd, proc.returncode, out, err))

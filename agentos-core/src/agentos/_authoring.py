@@ -144,6 +144,10 @@ def new(
     if os.path.lexists(target):
         raise UsageError(f"{target} already exists; not overwriting it")
     directory = _render(os.path.join(templates_dir(), template), context, output_dir)
+    if agent_directory:  # registry-hosted requirements as hashed direct references
+        from .registry._requirements import pin_hosted
+
+        pin_hosted(os.path.join(directory, "requirements.txt"))
     files = sorted(os.path.relpath(os.path.join(root, f), directory) for root, _, fs in os.walk(directory) for f in fs)
     return {
         "kind": kind,

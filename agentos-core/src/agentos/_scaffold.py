@@ -66,7 +66,11 @@ def init_agent(directory: str = ".", *, name: str | None = None, host: Component
         "requirements = requirements.txt",
         "",
     ]
-    requirements = ["agentos-core"]
+    from ._version import __version__
+    from .host import is_valid_name
+
+    agent_name = name if is_valid_name(name) else "my_agent"
+    requirements = {"agentos-core": __version__}
     missing = []
     sections = []
     for kind, comp in STARTER.items():
@@ -77,8 +81,11 @@ def init_agent(directory: str = ".", *, name: str | None = None, host: Component
             missing.append(f"{kind} {comp}")
         lines += [f"[{kind}]", f"default = {comp}", ""]
         sections += [f"[{kind}.{comp}]", f"package = {package}"] + ([f"version = {version}"] if version else []) + [""]
-        requirements.append(f"{package}=={version}" if version else package)
-    lines += ["[agent]", "default = my_agent", "", *sections, "[agent.my_agent]", "source = agent.py:MyAgent"]
+        requirements[package] = version or None
+    lines += ["[agent]", f"default = {agent_name}", "", *sections, f"[agent.{agent_name}]", "source = agent.py:MyAgent"]
+    from .registry._requirements import lines_for
+
+    requirements = lines_for(requirements)
     os.makedirs(directory, exist_ok=True)
     files = {
         "agent.py": AGENT_PY.format(name=name),

@@ -9,7 +9,7 @@ import sys
 
 _INDEX_URL_HELP = (
     "the package index to read (file://, http(s):// or a folder; default: $AGENTOS_INDEX_URL, "
-    "agent.ini's index-url, else this checkout's index/)"
+    "agent.ini's index-url, then 'agentos config set index-url', else this checkout's index/)"
 )
 
 
@@ -65,7 +65,18 @@ def add_commands(sub) -> None:
     p = sub.add_parser("index", help="maintain an index folder: rebuild every page, or check the files")
     p.add_argument("action", choices=["rebuild", "check"], help="rebuild: rewrite all pages; check: verify hashes")
     p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
+    p.add_argument(
+        "--accept-changes",
+        action="store_true",
+        help="rebuild: record the new hash of files whose bytes changed (otherwise refused)",
+    )
     p.set_defaults(handler=_index)
+
+    p = sub.add_parser("config", help="your own settings (index-url): show them, or 'set KEY VALUE' / 'unset KEY'")
+    p.add_argument("action", nargs="?", choices=["show", "set", "unset"], default="show")
+    p.add_argument("key", nargs="?", help="the setting: index-url")
+    p.add_argument("value", nargs="?", help="its value (for set)")
+    p.set_defaults(handler=_config)
 
     init = sub.choices.get("init")
     if init is not None:
@@ -92,6 +103,8 @@ def _search(args) -> int:
 
     terms = list(args.terms)
     kind = terms.pop(0) if terms and (terms[0].lower() in KINDS or terms[0].lower() in KIND_ALIASES) else None
+    from ..registry._safe_text import printable_row
+
     rows = search(kind, " ".join(terms) or None, args.index_url)
     if args.json:
         dump_json(rows)
@@ -99,7 +112,10 @@ def _search(args) -> int:
     if not rows:
         print("no components found")
         return 0
-    table(rows, [("kind", "KIND"), ("name", "NAME"), ("version", "VERSION"), ("description", "DESCRIPTION")])
+    table(
+        [printable_row(r) for r in rows],
+        [("kind", "KIND"), ("name", "NAME"), ("version", "VERSION"), ("description", "DESCRIPTION")],
+    )
     return 0
 
 
@@ -139,9 +155,11 @@ def _install(args) -> int:
 
         dump_json(result)
         return 0
+    from ..registry._safe_text import printable
+
     verb = "installed" if result["changed"] else "already installed:"
     mark = " (default)" if result["default"] else ""
-    print(f"{verb} {result['kind']} {result['name']}{mark}: {result['package']} {result['version']}")
+    print(printable(f"{verb} {result['kind']} {result['name']}{mark}: {result['package']} {result['version']}"))
     for note in result["notes"]:
         print(f"note: {note}")
     return 0
@@ -185,15 +203,36 @@ def _index(args) -> int:
     from ..registry import check_index, rebuild_index
 
     if args.action == "rebuild":
-        result = rebuild_index(args.index)
+        result = rebuild_index(args.index, accept_changes=args.accept_changes)
         print(f"rebuilt: {result['projects']} projects, {result['files']} files")
+        for filename in result["changed"]:
+            print(f"accepted new bytes: {filename}")
         return 0
     problems = check_index(args.index)
     for problem in problems:
         print(problem)
     if problems:
         return 1
-    print("ok: every listed file matches its hash")
+    print("ok: pages, catalogue and files agree; every listed file matches its hash")
+    return 0
+
+
+def _config(args) -> int:
+    from ..errors import UsageError
+    from ..registry import _user_config
+
+    if args.action == "show":
+        if args.key:
+            raise UsageError("usage: agentos config | agentos config set KEY VALUE | agentos config unset KEY")
+        current = _user_config.values()
+        print(f"# {_user_config.config_path()}")
+        for key in sorted(_user_config.KEYS):
+            print(f"{key} = {current.get(key, '')}" if key in current else f"# {key}: not set")
+        return 0
+    if not args.key or (args.action == "set") != (args.value is not None):
+        raise UsageError(f"usage: agentos config {args.action} KEY" + (" VALUE" if args.action == "set" else ""))
+    path = _user_config.set_value(args.key, args.value if args.action == "set" else None)
+    print(f"{args.action} {args.key} in {path}")
     return 0
 
 

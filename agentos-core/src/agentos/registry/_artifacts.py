@@ -1,9 +1,13 @@
 """Reading and validating the files that get published: wheels and sdists.
 
 Everything the index shows about a file comes from the file itself: the core metadata
-(``METADATA``/``PKG-INFO``, parsed with the e-mail parser as the core-metadata spec says), the
-entry points (the wheel's ``entry_points.txt``), the sha256 of its bytes. Any problem becomes one
-:class:`PublishError` line that names the file.
+(``METADATA``/``PKG-INFO``, parsed by :func:`packaging.metadata.parse_email`: UTF-8, modern e-mail
+policy), the entry points (the wheel's ``entry_points.txt``), the sha256 of its bytes. Any problem
+becomes one :class:`PublishError` line that names the file.
+
+Files are untrusted: names must follow the PEP 427 / sdist grammar, wheels must have a RECORD and
+only relative member paths, and nothing larger than :data:`MAX_MEMBER` is ever read from an archive
+(zip bombs, by their compression ratio, are refused outright).
 """
 
 from __future__ import annotations
@@ -18,6 +22,11 @@ from ..host._names import GROUP_PREFIX, KINDS, is_valid_name, normalize, parse_d
 
 WHEEL_SUFFIX = ".whl"
 SDIST_SUFFIXES = (".tar.gz", ".zip")
+MAX_MEMBER = 4 << 20  # METADATA, entry_points.txt, RECORD, PKG-INFO: read at most this much
+MAX_RATIO = 200  # a member inflating more than this (and beyond 1 MiB) is a zip bomb
+_WHEEL_NAME_RE = re.compile(r"^[A-Za-z0-9_.]+-[A-Za-z0-9_.!+]+(-[0-9][A-Za-z0-9_.]*)?(-[A-Za-z0-9_.]+){3}\.whl$")
+_SDIST_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+-[A-Za-z0-9_.!+]+\.(tar\.gz|zip)$")
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _EP_VALUE_RE = re.compile(r"^\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*\s*)?(\[[^\]]*\])?\s*$")
 
 
@@ -44,6 +53,16 @@ class Artifact:
     packagetype: str = "bdist_wheel"
 
     @property
+    def core(self) -> dict:
+        """What makes a release: files of one version must agree on all of it."""
+        return {
+            "summary": self.summary,
+            "requires": sorted(self.requires),
+            "requires_python": self.requires_python,
+            "entry_points": {g: dict(sorted(e.items())) for g, e in sorted(self.entry_points.items())},
+        }
+
+    @property
     def components(self) -> list[dict]:
         """The ``agentos.<kind>`` entry points as ``{"kind", "name", "entry_point"}``."""
         rows = []
@@ -64,6 +83,49 @@ def sha256_file(path: str) -> str:
 
 def is_distribution_file(filename: str) -> bool:
     return filename.endswith(WHEEL_SUFFIX) or filename.endswith(SDIST_SUFFIXES)
+
+
+def valid_filename(filename: str) -> bool:
+    """A plain PEP 427 wheel or sdist file name: no path, no ``#?%``, spaces or control characters."""
+    from packaging.utils import parse_sdist_filename, parse_wheel_filename
+
+    try:
+        if _WHEEL_NAME_RE.match(filename):
+            parse_wheel_filename(filename)
+            return True
+        if _SDIST_NAME_RE.match(filename):
+            parse_sdist_filename(filename)
+            return True
+    except ValueError:
+        return False
+    return False
+
+
+def _check_grammar(filename: str) -> None:
+    if not valid_filename(filename):
+        raise PublishError(f"{filename!r}: not a valid wheel or sdist file name (PEP 427 / sdist grammar)")
+
+
+def _zip_check(zf, filename: str) -> None:
+    """Refuse absolute or ``..`` member paths and members whose compression ratio is a zip bomb's."""
+    for info in zf.infolist():
+        name = info.filename
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":"):
+            raise PublishError(f"{filename}: unsafe member path {name!r}")
+        if info.file_size > (1 << 20) and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise PublishError(
+                f"{filename}: {name} inflates {info.file_size // max(info.compress_size, 1)}x (a zip bomb); refused"
+            )
+
+
+def _zip_read(zf, member: str, filename: str) -> bytes:
+    """At most :data:`MAX_MEMBER` bytes of ``member`` (whatever its header claims)."""
+    with zf.open(member) as f:
+        data = f.read(MAX_MEMBER + 1)
+    if len(data) > MAX_MEMBER:
+        raise PublishError(f"{filename}: {member} is larger than {MAX_MEMBER >> 20} MiB; refused")
+    return data
 
 
 def read_artifact(path: str) -> Artifact:
@@ -92,9 +154,11 @@ def _read_wheel(path: str, filename: str) -> Artifact:
         name, version, _, _ = parse_wheel_filename(filename)
     except InvalidWheelFilename as exc:
         raise PublishError(f"{filename}: invalid wheel filename ({exc})") from None
+    _check_grammar(filename)
     if not zipfile.is_zipfile(path):
         raise PublishError(f"{filename}: malformed wheel (not a zip archive)")
     with zipfile.ZipFile(path) as zf:
+        _zip_check(zf, filename)
         names = zf.namelist()
         dist_infos = {n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")}
         if len(dist_infos) != 1:
@@ -104,8 +168,12 @@ def _read_wheel(path: str, filename: str) -> Artifact:
             raise PublishError(f"{filename}: malformed wheel (no {dist_info}/METADATA)")
         if f"{dist_info}/WHEEL" not in names:
             raise PublishError(f"{filename}: malformed wheel (no {dist_info}/WHEEL)")
-        metadata = zf.read(f"{dist_info}/METADATA")
-        ep_text = zf.read(f"{dist_info}/entry_points.txt").decode() if f"{dist_info}/entry_points.txt" in names else ""
+        if f"{dist_info}/RECORD" not in names:
+            raise PublishError(f"{filename}: malformed wheel (no {dist_info}/RECORD)")
+        _zip_read(zf, f"{dist_info}/RECORD", filename)
+        metadata = _zip_read(zf, f"{dist_info}/METADATA", filename)
+        ep_member = f"{dist_info}/entry_points.txt"
+        ep_text = _zip_read(zf, ep_member, filename).decode("utf-8") if ep_member in names else ""
     art = _from_metadata(path, filename, metadata, str(name), str(version))
     art.entry_points = parse_entry_points(ep_text, filename)
     return art
@@ -118,6 +186,7 @@ def _read_sdist(path: str, filename: str) -> Artifact:
         name, version = parse_sdist_filename(filename)
     except InvalidSdistFilename as exc:
         raise PublishError(f"{filename}: invalid sdist filename ({exc})") from None
+    _check_grammar(filename)
     members = _sdist_members(path)
     pkg_info = next((m for m in members if m.count("/") == 1 and m.endswith("/PKG-INFO")), None)
     if pkg_info is None:
@@ -140,6 +209,7 @@ def _sdist_members(path: str) -> list[str]:
         import zipfile
 
         with zipfile.ZipFile(path) as zf:
+            _zip_check(zf, os.path.basename(path))
             return zf.namelist()
     import tarfile
 
@@ -152,14 +222,17 @@ def _sdist_read(path: str, member: str) -> bytes:
         import zipfile
 
         with zipfile.ZipFile(path) as zf:
-            return zf.read(member)
+            return _zip_read(zf, member, os.path.basename(path))
     import tarfile
 
     with tarfile.open(path) as tf:
         f = tf.extractfile(member)
         if f is None:
             raise PublishError(f"{os.path.basename(path)}: malformed sdist ({member} is not a file)")
-        return f.read()
+        data = f.read(MAX_MEMBER + 1)
+    if len(data) > MAX_MEMBER:
+        raise PublishError(f"{os.path.basename(path)}: {member} is larger than {MAX_MEMBER >> 20} MiB; refused")
+    return data
 
 
 def _pyproject_entry_points(data: bytes, filename: str) -> dict[str, dict[str, str]]:
@@ -172,13 +245,12 @@ def _pyproject_entry_points(data: bytes, filename: str) -> dict[str, dict[str, s
 
 
 def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversion: str) -> Artifact:
-    from email.parser import BytesParser
-
+    from packaging.metadata import parse_email
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
-    msg = BytesParser().parsebytes(metadata)
-    name, version = msg.get("Name"), msg.get("Version")
+    raw, _ = parse_email(metadata)
+    name, version = raw.get("name"), raw.get("version")
     if not name or not version:
         raise PublishError(f"{filename}: malformed metadata (Name and Version are required)")
     try:
@@ -196,9 +268,9 @@ def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversi
         sha256=sha256_file(path),
         size=os.path.getsize(path),
         metadata=metadata,
-        summary=(msg.get("Summary") or "").strip(),
-        requires_python=(msg.get("Requires-Python") or "").strip(),
-        requires=[r.strip() for r in msg.get_all("Requires-Dist") or []],
+        summary=str(raw.get("summary") or "").strip(),
+        requires_python=str(raw.get("requires_python") or "").strip(),
+        requires=[str(r).strip() for r in raw.get("requires_dist") or []],
     )
 
 

@@ -27,21 +27,22 @@ def _backend_available(folder: str) -> bool:
 def build_project(folder: str, outdir: str, *, sdist: bool = False) -> list[str]:
     """Build a wheel (and with ``sdist`` an sdist) of ``folder`` into ``outdir``; returns their paths.
 
-    Uses ``python -m build`` (without isolation when the backend is importable, so that it works
-    offline), else ``pip wheel``. The wheel is built from the folder itself, not via the sdist.
+    Uses ``python -m build`` (a dependency of agentos-core; without isolation when the backend is
+    importable, so that it works offline) on the folder's absolute path, so a folder name is never
+    resolved as a requirement. The wheel is built from the folder itself, not via the sdist.
     """
+    folder = os.path.abspath(folder)
     if not os.path.exists(os.path.join(folder, "pyproject.toml")) and not os.path.exists(
         os.path.join(folder, "setup.py")
     ):
         raise PublishError(f"{folder}: not a Python project (no pyproject.toml or setup.py)")
-    if importlib.util.find_spec("build") is not None:
-        cmd = [sys.executable, "-m", "build", "--wheel", *(["--sdist"] if sdist else []), "--outdir", outdir, folder]
-        if _backend_available(folder):
-            cmd.insert(3, "--no-isolation")
-    elif sdist:
-        raise PublishError("building an sdist needs the 'build' package: pip install build")
-    else:
-        cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", outdir, folder]
+    if importlib.util.find_spec("build") is None:
+        raise PublishError(
+            "building a folder needs the 'build' package (a dependency of agentos-core): pip install build"
+        )
+    cmd = [sys.executable, "-m", "build", "--wheel", *(["--sdist"] if sdist else []), "--outdir", outdir, folder]
+    if _backend_available(folder):
+        cmd.insert(3, "--no-isolation")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]

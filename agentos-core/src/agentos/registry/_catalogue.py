@@ -45,16 +45,44 @@ def latest(releases: dict) -> str | None:
     return max(pool, key=_sort_key) if pool else None
 
 
+def find_release(releases: dict, version: str) -> str | None:
+    """The key of ``version`` in ``releases`` compared as versions (``1.0`` is ``1.0.0``), else None."""
+    from packaging.version import Version
+
+    if version in releases:
+        return version
+    wanted = Version(version)
+    return next((key for key in releases if Version(key) == wanted), None)
+
+
+def owners(catalogue: dict) -> dict[tuple[str, str], str]:
+    """(kind, normalized component name) -> the project that first declared it."""
+    from ..host._names import normalize
+
+    found: dict[tuple[str, str], str] = {}
+    for project, info in catalogue["projects"].items():
+        for release in info["releases"].values():
+            for comp in release.get("components", []):
+                found.setdefault((comp["kind"], normalize(comp["name"])), project)
+    return found
+
+
 def add_release(catalogue: dict, art) -> None:
     """Record one release of ``art.project`` (called once per version, not per file)."""
     project = catalogue["projects"].setdefault(art.project, {"package": art.name, "releases": {}})
     releases = project["releases"]
     info = release_info(art)
-    if art.version in releases:
-        info["yanked"] = releases[art.version].get("yanked", False)
-        if art.packagetype == "sdist" and releases[art.version].get("components"):
+    if art.packagetype == "bdist_wheel":
+        info["core"] = art.core
+    key = find_release(releases, art.version)
+    if key is not None:
+        info["yanked"] = releases[key].get("yanked", False)
+        if art.packagetype == "sdist" and (releases[key].get("components") or releases[key].get("core")):
             return  # a wheel's entry points are authoritative over an sdist's
-    releases[art.version] = info
+        if "core" in releases[key] and "core" not in info:
+            info["core"] = releases[key]["core"]
+        del releases[key]
+    releases[key or art.version] = info
     project["releases"] = dict(sorted(releases.items(), key=lambda kv: _sort_key(kv[0])))
     project["package"] = art.name
 
@@ -90,8 +118,17 @@ def refresh(catalogue: dict) -> dict:
 
 
 def dumps(catalogue: dict) -> str:
-    ordered = {k: catalogue[k] for k in ("format", "components", "libraries", "projects")}
-    return json.dumps(ordered, indent=1) + "\n"
+    """One line per component, library and project: diff-friendly, and written by json's C encoder
+    (``indent`` would switch json to its pure-Python encoder, 10x slower on a large index)."""
+
+    def rows(items) -> str:
+        return "[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]" if items else "[]"
+
+    projects = ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in catalogue["projects"].items())
+    return (
+        f'{{\n"format": {json.dumps(catalogue["format"])},\n"components": {rows(catalogue["components"])},\n'
+        f'"libraries": {rows(catalogue["libraries"])},\n"projects": {{\n{projects}\n}}\n}}\n'
+    )
 
 
 def render_html(catalogue: dict, title: str = "AgentOS component registry") -> str:

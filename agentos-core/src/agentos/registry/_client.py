@@ -1,8 +1,9 @@
 """Reading an index over ``file://`` or ``http(s)://``: catalogue, project pages, files.
 
 Which index: ``--index-url`` on the command line, else ``$AGENTOS_INDEX_URL``, else the agent's
-``[agentos] index-url``, else the ``index/`` folder of the AgentOS source checkout that this code
-runs from. An index URL names the index's root (the folder holding ``catalogue.json`` and
+``[agentos] index-url``, else the user's ``agentos config set index-url``, else the ``index/``
+folder of the AgentOS source checkout that this code runs from. An index URL names the index's
+root (the folder holding ``catalogue.json`` and
 ``simple/``); a URL ending in ``/simple`` is accepted too, as is a plain folder path.
 """
 
@@ -54,13 +55,23 @@ def resolve_index_url(explicit: str | None = None, config=None) -> str:
         explicit,
         os.environ.get(INDEX_URL_ENV),
         config.meta_value("index-url") if config is not None else None,
+        user_index_url(),
     ):
         if candidate:
             return to_url(str(candidate))
     embedded = embedded_index_dir()
     if embedded:
         return to_url(embedded)
-    raise UsageError(f"no package index configured: pass --index-url URL or set {INDEX_URL_ENV}")
+    raise UsageError(
+        "no package index configured: run 'agentos config set index-url URL' once "
+        f"(or pass --index-url URL, or set {INDEX_URL_ENV})"
+    )
+
+
+def user_index_url() -> str | None:
+    from ._user_config import get
+
+    return get("index-url")
 
 
 def local_path(url: str) -> str | None:
@@ -125,36 +136,68 @@ class IndexClient:
             if html is None:
                 return None
             files = parse_project_html(html.decode("utf-8", "replace"))
+        remote = local_path(self.url) is None
+        kept = []
         for entry in files:
+            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+                continue
             entry["url"] = urllib.parse.urljoin(page_url, entry["url"])
-        return files
+            if remote and urllib.parse.urlsplit(entry["url"]).scheme not in ("http", "https"):
+                continue  # an index on the network never points at local files
+            kept.append(entry)
+        return kept
 
     def fetch_file(self, entry: dict) -> str:
-        """A local path to the file of ``entry``, its sha256 checked against the index."""
-        expected = entry.get("hashes", {}).get("sha256")
+        """A local path to the file of ``entry``, its sha256 checked against the index.
+
+        The name and hash come from the index, so both are validated first (a plain wheel/sdist
+        file name, 64 lowercase hex digits); a download goes to a temporary file inside the cache,
+        is hashed there, and only a matching file is moved into place.
+        """
+        from ._artifacts import SHA256_RE, valid_filename
+        from ._safe_text import printable
+
+        filename = entry.get("filename")
+        expected = (entry.get("hashes") or {}).get("sha256")
+        if not isinstance(filename, str) or not valid_filename(filename):
+            raise IndexError_(f"the index lists an invalid file name {printable(repr(filename))}; refusing it")
         if not expected:
-            raise IndexError_(f"the index lists {entry['filename']} without a sha256 hash; refusing to install it")
+            raise IndexError_(f"the index lists {filename} without a sha256 hash; refusing to install it")
+        if not isinstance(expected, str) or not SHA256_RE.match(expected):
+            raise IndexError_(f"the index lists {filename} with an invalid sha256 {printable(repr(expected))}")
         path = local_path(entry["url"])
         if path is None:
             from ..host import cache_dir
 
             folder = os.path.join(cache_dir(), "downloads", expected)
-            path = os.path.join(folder, entry["filename"])
+            path = os.path.join(folder, filename)
             if not (os.path.exists(path) and _sha256(path) == expected):
                 data = self._open(entry["url"])
                 if data is None:
-                    raise IndexError_(f"the index lists {entry['url']} but it does not exist")
+                    raise IndexError_(f"the index lists {filename} but {entry['url']} does not exist")
                 os.makedirs(folder, exist_ok=True)
-                tmp = f"{path}.{os.getpid()}.part"
-                with open(tmp, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
+                import tempfile
+
+                fd, tmp = tempfile.mkstemp(prefix=".download-", suffix=".part", dir=folder)
+                try:
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(data)
+                    actual = _sha256(tmp)
+                    if actual != expected:
+                        raise HashMismatchError(
+                            f"sha256 of {filename} does not match the index (expected {expected[:16]}..., "
+                            f"got {actual[:16]}...): the file was altered; nothing was installed"
+                        )
+                    os.replace(tmp, path)
+                finally:
+                    if os.path.exists(tmp):
+                        os.unlink(tmp)
         elif not os.path.exists(path):
-            raise IndexError_(f"the index lists {entry['filename']} but {path} does not exist")
+            raise IndexError_(f"the index lists {filename} but {path} does not exist")
         actual = _sha256(path)
         if actual != expected:
             raise HashMismatchError(
-                f"sha256 of {entry['filename']} does not match the index (expected {expected[:16]}..., "
+                f"sha256 of {filename} does not match the index (expected {expected[:16]}..., "
                 f"got {actual[:16]}...): the file was altered; nothing was installed"
             )
         return path
@@ -188,8 +231,12 @@ def choose_file(files: list[dict], project: str, version: str | None = None) -> 
     supported = {str(t): i for i, t in enumerate(sys_tags())}
     python = ".".join(map(str, sys.version_info[:3]))
     candidates, seen = [], set()
+    from ._artifacts import valid_filename
+
     for entry in files:
-        name = entry["filename"]
+        name = entry.get("filename")
+        if not isinstance(name, str) or not valid_filename(name):
+            continue  # a hostile or broken index: never a candidate
         try:
             if name.endswith(".whl"):
                 _, v, _, tags = parse_wheel_filename(name)

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from ..errors import AgentOSError
+from ..host._names import normalize
 from . import _catalogue, _pages
 from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
@@ -105,17 +106,20 @@ class LocalIndex:
         except (OSError, ValueError, KeyError) as exc:
             raise AgentOSError(f"{path}: unreadable project page ({exc}); run 'agentos index rebuild'") from None
 
-    @contextlib.contextmanager
     def locked(self):
-        import fcntl
+        from ._lock import folder_lock
 
-        os.makedirs(self.root, exist_ok=True)
-        with open(os.path.join(self.root, ".lock"), "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+        return folder_lock(self.root)
+
+    @contextlib.contextmanager
+    def staging(self):
+        """A private folder inside the index: files are copied here, then hashed, then moved in."""
+        os.makedirs(os.path.join(self.root, ".staging"), exist_ok=True)
+        folder = tempfile.mkdtemp(prefix="publish-", dir=os.path.join(self.root, ".staging"))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     # -- writing ------------------------------------------------------------------------------------
     def _file_url(self, art: Artifact) -> str:
@@ -142,27 +146,48 @@ class LocalIndex:
         write_atomic(os.path.join(self.simple, "index.html"), _pages.root_html(projects))
 
     def _store(self, art: Artifact) -> None:
+        """Put the (staged, already hashed) file in place; a file changed since is refused."""
         dest = os.path.join(self.files, art.project, art.filename)
         if not (os.path.exists(dest) and sha256_file(dest) == art.sha256):
-            _copy_atomic(art.path, dest)
+            if os.path.dirname(os.path.dirname(art.path)) == os.path.join(self.root, ".staging"):
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                os.chmod(art.path, 0o644)
+                os.replace(art.path, dest)  # the very bytes that were hashed
+            else:
+                _copy_atomic(art.path, dest)
+            if sha256_file(dest) != art.sha256:
+                os.unlink(dest)
+                raise PublishError(f"{art.filename} changed while it was being published; nothing was stored")
         if art.metadata:
             write_atomic(f"{dest}.metadata", art.metadata)
+
+    def _root_projects(self) -> set[str] | None:
+        try:
+            with open(os.path.join(self.simple, "index.json"), encoding="utf-8") as f:
+                return {p["name"] for p in json.load(f)["projects"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def publish(self, artifacts: list[Artifact]) -> list[dict]:
         """Add files; returns ``{"filename", "project", "version", "status"}`` per file.
 
-        A file already published with the same bytes is left alone (``unchanged``); one with
-        different bytes is refused (versions are immutable) and nothing is written.
+        Under the index lock, everything is checked before anything is written: a file already
+        published with other bytes, a new file for an existing version whose core metadata differs,
+        or a component name that another project owns is refused. A file already published with the
+        same bytes is ``unchanged``, but whatever a crashed publish left out (the stored file, its
+        catalogue release, the root page) is written again. Write order: files, project pages,
+        catalogue, root pages.
         """
         results = []
         with self.locked():
             catalogue = self.load_catalogue()
-            new_projects = False
+            owners = _catalogue.owners(catalogue)
             by_project: dict[str, list[Artifact]] = {}
             for art in artifacts:
                 by_project.setdefault(art.project, []).append(art)
             plans = []
             for project, arts in by_project.items():  # check everything before writing anything
+                arts.sort(key=lambda a: a.packagetype != "bdist_wheel")  # a wheel defines its release
                 files = self.project_files(project)
                 listed = {f["filename"]: f for f in files}
                 fresh = []
@@ -177,27 +202,70 @@ class LocalIndex:
                             f"(sha256 {old['hashes'].get('sha256', '?')[:12]}..., new {art.sha256[:12]}...); "
                             "versions are immutable: bump the version"
                         )
-                    status = "unchanged" if old is not None else "published"
+                    self._check_release(catalogue, art)
+                    self._check_owner(owners, art)
+                    release = catalogue["projects"].get(project, {}).get("releases", {})
+                    healed = old is not None and (
+                        _catalogue.find_release(release, art.version) is None
+                        or not os.path.exists(stored)
+                        or (art.metadata and not os.path.exists(f"{stored}.metadata"))
+                    )
+                    status = "unchanged" if old is not None and not healed else "published"
+                    status = "repaired" if healed else status
                     results.append(
                         {"filename": art.filename, "project": project, "version": art.version, "status": status}
                     )
-                    if old is None and art.filename not in {a.filename for a in fresh}:
+                    if (old is None or healed) and art.filename not in {a.filename for a in fresh}:
                         fresh.append(art)
+                        _catalogue.add_release(catalogue, art)  # later files of this batch see it
                 if fresh:
-                    plans.append((project, files, fresh))
-            for project, files, fresh in plans:
-                new_projects |= project not in catalogue["projects"]
+                    plans.append((project, files, listed, fresh))
+            for project, files, listed, fresh in plans:
                 now = _now()
                 for art in fresh:
                     self._store(art)
-                    files.append(_pages.file_entry(art, self._file_url(art), now))
-                    _catalogue.add_release(catalogue, art)
+                    if art.filename not in listed:
+                        files.append(_pages.file_entry(art, self._file_url(art), now))
                 self._write_project(project, files)
             if plans:
                 self._write_catalogue(catalogue)
-            if new_projects or not os.path.exists(os.path.join(self.simple, "index.html")):
+            root = self._root_projects()
+            if root is None or not set(catalogue["projects"]) <= root:
                 self._write_root(sorted(catalogue["projects"]))
         return results
+
+    @staticmethod
+    def _check_release(catalogue: dict, art: Artifact) -> None:
+        """Versions are immutable: a new file for a published version must carry the same release."""
+        releases = catalogue["projects"].get(art.project, {}).get("releases", {})
+        key = _catalogue.find_release(releases, art.version)
+        if key is None:
+            return
+        rel = releases[key]
+        if art.packagetype == "sdist":
+            differs = rel.get("description", "") != art.summary
+        elif "core" in rel:
+            differs = rel["core"] != art.core
+        else:
+            info = _catalogue.release_info(art)
+            differs = any(rel.get(k) != info[k] for k in ("description", "requires", "requires_python", "components"))
+        if differs:
+            raise PublishError(
+                f"{art.filename}: {art.name} {key} is already published with other core metadata "
+                "(summary, requirements or entry points); versions are immutable: bump the version"
+            )
+
+    @staticmethod
+    def _check_owner(owners: dict, art: Artifact) -> None:
+        """The first project that published a component name owns it."""
+        for comp in art.components:
+            key = (comp["kind"], normalize(comp["name"]))
+            owner = owners.setdefault(key, art.project)
+            if owner != art.project:
+                raise PublishError(
+                    f"{art.filename}: the {comp['kind']} {comp['name']!r} belongs to {owner}; "
+                    "choose another component name"
+                )
 
     def yank(self, project: str, version: str, reason: str = "", *, undo: bool = False) -> list[str]:
         """PEP 592: mark every file of ``version`` yanked (or not); returns the files changed."""
@@ -229,12 +297,16 @@ class LocalIndex:
             self._write_catalogue(catalogue)
         return changed
 
-    def rebuild(self) -> dict:
-        """Re-read every published file and rewrite every page (keeps yanks and upload times)."""
+    def rebuild(self, *, accept_changes: bool = False) -> dict:
+        """Re-read every published file and rewrite every page (keeps yanks and upload times).
+
+        The hashes recorded in the project pages are the truth: a file whose bytes changed is
+        refused (naming it) unless ``accept_changes``; nothing is written then.
+        """
         with self.locked():
             catalogue = _catalogue.empty()
             projects = sorted(os.listdir(self.files)) if os.path.isdir(self.files) else []
-            count = 0
+            count, pages, changed = 0, [], []
             for project in projects:
                 old = {f["filename"]: f for f in self.project_files(project)}
                 folder = os.path.join(self.files, project)
@@ -244,30 +316,67 @@ class LocalIndex:
                         continue
                     art = read_artifact(os.path.join(folder, filename))
                     prev = old.get(filename, {})
+                    recorded = prev.get("hashes", {}).get("sha256")
+                    if recorded and recorded != art.sha256:
+                        changed.append(filename)
                     upload = prev.get("upload-time") or time.strftime(
                         "%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(art.path))
                     )
                     files.append(_pages.file_entry(art, self._file_url(art), upload, prev.get("yanked", False)))
                     arts.append(art)
-                    if art.metadata:
-                        write_atomic(f"{art.path}.metadata", art.metadata)
                 for art in sorted(arts, key=lambda a: a.packagetype != "sdist"):  # wheels last: they win
                     _catalogue.add_release(catalogue, art)
-                    release = catalogue["projects"][art.project]["releases"][art.version]
+                    releases = catalogue["projects"][art.project]["releases"]
+                    release = releases[_catalogue.find_release(releases, art.version)]
                     release["yanked"] = next((f["yanked"] for f in files if f["filename"] == art.filename), False)
                 if files:
-                    self._write_project(project, files)
+                    pages.append((project, files, arts))
                     count += len(files)
+            if changed and not accept_changes:
+                raise PublishError(
+                    f"{changed[0]} no longer matches the sha256 recorded in the index"
+                    + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
+                    + "; nothing was rewritten (restore the file, or run 'agentos index rebuild --accept-changes')"
+                )
+            for project, files, arts in pages:
+                for art in arts:
+                    if art.metadata:
+                        write_atomic(f"{art.path}.metadata", art.metadata)
+                self._write_project(project, files)
             self._write_catalogue(catalogue)
             self._write_root(sorted(catalogue["projects"]))
-        return {"projects": len(catalogue["projects"]), "files": count}
+        return {"projects": len(catalogue["projects"]), "files": count, "changed": changed}
 
     def check(self) -> list[str]:
-        """Problems found: listed files that are missing or whose bytes do not match their hash."""
+        """Problems found: pages, catalogue, root page and stored files that disagree."""
+        from packaging.version import Version
+
         problems = []
         catalogue = self.load_catalogue()
-        for project in catalogue["projects"]:
-            for entry in self.project_files(project):
+        if not os.path.exists(self.catalogue_path) and os.path.isdir(self.simple):
+            problems.append("catalogue.json: missing")
+        pages = sorted(
+            p
+            for p in (os.listdir(self.simple) if os.path.isdir(self.simple) else [])
+            if os.path.isdir(os.path.join(self.simple, p))
+        )
+        root = self._root_projects() or set()
+        for project in sorted(set(pages) | set(catalogue["projects"])):
+            if project not in catalogue["projects"]:
+                problems.append(f"{project}: has a project page but is not in catalogue.json")
+            if project not in root:
+                problems.append(f"{project}: missing from the root page simple/")
+            entries = self.project_files(project)
+            if not entries:
+                problems.append(f"{project}: in catalogue.json but has no project page")
+            releases = catalogue["projects"].get(project, {}).get("releases", {})
+            listed_versions = set()
+            for entry in entries:
+                key = _version_key(entry)
+                if len(key) == 3:
+                    listed_versions.add(key[1])
+                    if project in catalogue["projects"] and _catalogue.find_release(releases, str(key[1])) is None:
+                        problems.append(f"{entry['filename']}: listed, but its release is not in catalogue.json")
                 path = os.path.join(self.files, project, entry["filename"])
                 if not os.path.exists(path):
                     problems.append(f"{entry['filename']}: listed but missing")
@@ -278,4 +387,12 @@ class LocalIndex:
                     not os.path.exists(f"{path}.metadata") or sha256_file(f"{path}.metadata") != meta["sha256"]
                 ):
                     problems.append(f"{entry['filename']}.metadata: missing or does not match the index")
+            for version in releases:
+                if entries and Version(version) not in listed_versions:
+                    problems.append(f"{project} {version}: in catalogue.json but no file is listed")
+            folder = os.path.join(self.files, project)
+            listed = {e["filename"] for e in entries}
+            for filename in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+                if is_distribution_file(filename) and filename not in listed:
+                    problems.append(f"{filename}: stored but not listed (publish it again to repair)")
         return problems

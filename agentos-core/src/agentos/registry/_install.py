@@ -9,9 +9,12 @@ environment as they were:
    otherwise ``pip install --dry-run --report -`` says what would be installed, and projects that
    the registry hosts are pinned to the registry's files (no dependency confusion);
 3. refuse if the plan breaks a requirement of something installed (naming both sides);
-4. ``pip install --no-deps`` of exactly the planned files, shielded from Ctrl-C (on Ctrl-C we let
-   pip finish, then undo it);
-5. only then write the requirements file and agent.ini, each atomically.
+4. ``pip install --no-deps`` of exactly the planned files, shielded from Ctrl-C: a Ctrl-C from
+   then until the files are written is deferred, never lost; we let pip finish, then undo it (a
+   failed pip is undone the same way: what was new is removed, what was replaced reinstalled);
+5. only then, holding the agent folder's lock and re-reading both files under it, write the
+   requirements file (the component and every registry-hosted requirement as hashed direct
+   references) and agent.ini, each atomically.
 """
 
 from __future__ import annotations
@@ -168,31 +171,95 @@ def _installed_hash(project: str) -> str | None:
     return hashes.get("sha256") or (info.get("hash", "").split("=", 1)[1] if "=" in info.get("hash", "") else None)
 
 
-def _pip_install(plan, requirements, before, client, force: bool) -> None:
+def _leftovers(before: dict[str, str | None]) -> list[str]:
+    """Distributions not back at their version of ``before`` (after a rollback)."""
+    after = _pip.installed_versions(before)
+    return [f"{n} {after[n]}" for n, v in before.items() if after.get(n) != v and after.get(n) is not None] + [
+        f"{n} {v} (missing)" for n, v in before.items() if v is not None and after.get(n) is None
+    ]
+
+
+def _remove_half_installed(project: str, wheel: str) -> None:
+    """Delete what pip wrote of ``wheel`` (a project that was not installed before) when pip itself
+    cannot uninstall it (a failure half-way leaves a ``.dist-info`` without METADATA or RECORD)."""
+    import shutil
+    import sysconfig
+    import zipfile
+
+    purelib = os.path.realpath(sysconfig.get_paths()["purelib"])
+    with zipfile.ZipFile(wheel) as zf:
+        members = [m for m in zf.namelist() if ".data/" not in m]
+    folders = set()
+    for member in members:
+        target = os.path.realpath(os.path.join(purelib, member))
+        if not target.startswith(purelib + os.sep):
+            continue  # never outside site-packages (the wheel was validated; this is belt and braces)
+        top = os.path.join(purelib, member.split("/", 1)[0])
+        if top.endswith(".dist-info"):
+            folders.add(top)
+        if os.path.isfile(target):
+            os.unlink(target)
+        parent = os.path.dirname(target)
+        while parent.startswith(purelib + os.sep):
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+    for folder in sorted(folders, key=len, reverse=True):
+        if folder.endswith(".dist-info"):
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(os.path.join(folder, "__pycache__"), ignore_errors=True)
+                os.rmdir(folder)  # only when empty: never someone else's files
+
+
+def _undo(before, client, what: str, art=None) -> str:
+    """Roll back; the message says exactly what (if anything) is left and how to remove it."""
+    problems = _rollback(before, client)
+    if art is not None and before.get(art.project) is None and _pip.installed_versions([art.project])[art.project]:
+        _remove_half_installed(art.project, art.path)
+    left = _leftovers(before)
+    if not left:
+        return f"{what}: the install was undone; agent.ini and requirements unchanged"
+    names = " ".join(item.split()[0] for item in left)
+    detail = f" ({'; '.join(problems)})" if problems else ""
+    return (
+        f"{what}: could not undo everything{detail}; left behind: {', '.join(left)}; "
+        f"remove with: python -m pip uninstall -y {names}; agent.ini and requirements unchanged"
+    )
+
+
+def _pip_install(art, requirements, before, client, force: bool, interrupted) -> None:
     args = ["install", "--no-deps", *(["--force-reinstall"] if force else []), *requirements]
-    try:
-        proc = _pip.run_pip(*args, shield=True)
-    except KeyboardInterrupt:
-        problems = _rollback(before, client)
-        tail = f"; rollback problems: {'; '.join(problems)}" if problems else ""
-        raise _pip.Interrupted(
-            f"interrupted: the install was undone; agent.ini and requirements unchanged{tail}"
-        ) from None
+    proc = _pip.run_pip(*args, shield=True)
+    if interrupted.is_set():
+        raise _pip.Interrupted(_undo(before, client, "interrupted", art))
     if proc.returncode != 0:
-        raise _pip.PipError(f"pip failed: {_pip.error_line(proc)}; agent.ini and requirements unchanged")
+        raise _pip.PipError(_undo(before, client, f"pip failed: {_pip.error_line(proc)}", art))
+
+
+class _Flag:
+    def __init__(self):
+        self.value = False
+
+    def set(self, *_):
+        self.value = True
+
+    def is_set(self) -> bool:
+        return self.value
 
 
 @contextlib.contextmanager
-def _finish_despite_ctrl_c():
-    """The two file writes after pip succeeded are completed even if Ctrl-C arrives meanwhile."""
+def _ctrl_c_deferred():
+    """Ctrl-C is recorded, not raised, until the block ends: then it is raised (never lost)."""
     import signal
 
+    flag = _Flag()
     try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        old = signal.signal(signal.SIGINT, flag.set)
     except ValueError:  # not the main thread
         old = None
     try:
-        yield
+        yield flag
     finally:
         if old is not None:
             signal.signal(signal.SIGINT, old)
@@ -232,6 +299,7 @@ def install(
     requirement = f"{art.name} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
     installed = _pip.installed_versions([art.project])[art.project]
     same = installed == art.version and _installed_hash(art.project) == art.sha256
+    plan, exact = {art.project: art.version}, [requirement]
     if not same:
         plan, exact = _plan(art, requirement, client, hosted, echo)
         clashes = _pip.conflicts(plan, _labels())
@@ -240,10 +308,57 @@ def install(
                 f"conflict: installing {kind} {comp_name} ({art.name} {art.version}) would break "
                 f"what is installed: {'; '.join(clashes)}; nothing was changed"
             )
+    if default is None and ask is not None and _needs_question(config, kind, comp_name):
+        default = bool(ask(kind, comp_name, config.default(kind)))  # asked before anything changes
+    pins = _hosted_pins(art, exact, client, hosted)
+    with _ctrl_c_deferred() as interrupted:
         before = _pip.installed_versions(plan)
-        echo(f"installing {art.name} {art.version}" + (f" and {len(plan) - 1} requirement(s)" if len(plan) > 1 else ""))
-        _pip_install(plan, exact, before, client, force=installed == art.version)
-    return _record(config, kind, comp_name, art, entry, default, ask, changed=not same)
+        if not same:
+            echo(
+                f"installing {art.name} {art.version}"
+                + (f" and {len(plan) - 1} requirement(s)" if len(plan) > 1 else "")
+            )
+            _pip_install(art, exact, before, client, installed == art.version, interrupted)
+        if interrupted.is_set():
+            raise _pip.Interrupted("interrupted: nothing was changed")
+
+        def undo() -> str:
+            return _undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
+
+        return _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo)
+
+
+def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str]) -> dict[str, str]:
+    """project -> hashed direct reference, for every requirement of ``art`` that the registry hosts."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, str] = {}
+    for line in exact[1:]:  # the plan: exact files from the registry (or elsewhere)
+        name = _requirements.requirement_name(line)
+        if name in hosted and " @ " in line and "#sha256=" in line:
+            pins[name] = line
+    for text in art.requires:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        name = canonicalize_name(req.name)
+        if name in pins or name not in hosted or (req.marker and not req.marker.evaluate({"extra": ""})):
+            continue
+        version = _pip.installed_versions([name])[name]
+        line = _requirements.registry_line(client, name, version) if version else None
+        if line:
+            pins[name] = line
+    return pins
+
+
+def _needs_question(config, kind: str, comp_name: str) -> bool:
+    current = config.default(kind)
+    if current is None or normalize(current) == normalize(comp_name):
+        return False
+    local = config.component(kind, current)
+    return bool(local and local.source) or _is_installed(kind, current)
 
 
 def _is_installed(kind: str, name: str) -> bool:
@@ -252,32 +367,41 @@ def _is_installed(kind: str, name: str) -> bool:
     return ComponentHost().find(kind, name) is not None
 
 
-def _record(config, kind, comp_name, art, entry, default, ask, changed) -> dict:
-    current = config.default(kind)
-    notes = []
-    local = config.component(kind, current) if current else None
-    dangling = current is not None and not (local and local.source) and not _is_installed(kind, current)
-    if current is None or normalize(current) == normalize(comp_name) or dangling:
-        make_default = True if default is None else default
-        if dangling and make_default:
-            notes.append(f"{comp_name} replaces {current} as the default {kind} ({current} is not installed)")
-    elif default is not None:
-        make_default = default
-    elif ask is not None:
-        make_default = bool(ask(kind, comp_name, current))
-    else:
-        make_default = False
-        notes.append(f"{current} stays the default {kind} (use --default to make {comp_name} the default)")
-    req_path = _requirements.requirements_path(config)
-    req_text = _requirements.with_line(
-        _requirements.read(req_path), art.project, _requirements.pinned_line(art.name, entry["url"], art.sha256)
-    )
-    config.add_component(kind, comp_name, package=art.name, version=art.version)
-    if make_default:
-        config.set_default(kind, comp_name)
-    with _finish_despite_ctrl_c():
+def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo) -> dict:
+    """Write the requirements file and agent.ini, under the agent's lock, re-reading both first."""
+    from ._lock import folder_lock
+
+    with folder_lock(os.path.dirname(os.path.abspath(path)), ".agentos.lock"):
+        config = AgentConfig.load(path)
+        current = config.default(kind)
+        notes = []
+        local = config.component(kind, current) if current else None
+        dangling = current is not None and not (local and local.source) and not _is_installed(kind, current)
+        if current is None or normalize(current) == normalize(comp_name) or dangling:
+            make_default = True if default is None else default
+            if dangling and make_default:
+                notes.append(f"{comp_name} replaces {current} as the default {kind} ({current} is not installed)")
+        elif default is not None:
+            make_default = default
+        else:
+            make_default = False
+            notes.append(f"{current} stays the default {kind} (use --default to make {comp_name} the default)")
+        req_path = _requirements.requirements_path(config)
+        req_text = _requirements.read(req_path)
+        for project, line in sorted(pins.items()):
+            req_text = _requirements.with_line(req_text, project, line)
+        req_text = _requirements.with_line(
+            req_text, art.project, _requirements.pinned_line(art.name, entry["url"], art.sha256)
+        )
+        config.add_component(kind, comp_name, package=art.name, version=art.version)
+        if make_default:
+            config.set_default(kind, comp_name)
+        if interrupted.is_set():
+            raise _pip.Interrupted(undo())
         atomic_write(req_path, req_text)
         config.save()
+    if interrupted.is_set():
+        notes.append("Ctrl-C arrived after the install was recorded: it was kept")
     return {
         "kind": kind,
         "name": comp_name,
@@ -328,22 +452,26 @@ def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=
         if proc.returncode != 0:
             raise _pip.PipError(f"pip failed: {_pip.error_line(proc)}; agent.ini and requirements unchanged")
         removed_pkg = True
-    notes = []
-    new_default = config.default(kind)
-    if comp is not None:
-        config.remove_component(kind, comp_name)
-    if new_default is not None and normalize(new_default) == normalize(comp_name):
-        remaining = config.component_names(kind)
-        if not remaining:
-            new_default = None
-        elif len(remaining) == 1 or ask is None:
-            new_default = remaining[0]
-        else:
-            new_default = ask(kind, remaining)
-        config.set_default(kind, new_default)
-        notes.append(f"the default {kind} is now {new_default}" if new_default else f"no {kind} is left")
-    req_text = old_req if local or shared else _requirements.with_line(old_req, package, None)
-    with _finish_despite_ctrl_c():
+    from ._lock import folder_lock
+
+    with folder_lock(os.path.dirname(os.path.abspath(config.path)), ".agentos.lock"), _ctrl_c_deferred():
+        config = AgentConfig.load(config.path)  # re-read under the lock: another install may have written
+        notes = []
+        new_default = config.default(kind)
+        if config.component(kind, comp_name) is not None:
+            config.remove_component(kind, comp_name)
+        if new_default is not None and normalize(new_default) == normalize(comp_name):
+            remaining = [n for n in config.component_names(kind) if _usable(config, kind, n)]
+            if not remaining:
+                new_default = None
+            elif len(remaining) == 1 or ask is None:
+                new_default = remaining[0]
+            else:
+                new_default = ask(kind, remaining)
+            config.set_default(kind, new_default)
+            notes.append(f"the default {kind} is now {new_default}" if new_default else f"no default {kind} is left")
+        old_req = _requirements.read(req_path)
+        req_text = old_req if local or shared else _requirements.with_line(old_req, package, None)
         if req_text != old_req:
             atomic_write(req_path, req_text)
         config.save()
@@ -356,6 +484,12 @@ def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=
         "agent_ini": config.path,
         "notes": notes,
     }
+
+
+def _usable(config, kind: str, name: str) -> bool:
+    """A component that can be a default: local (``source``) or actually installed."""
+    comp = config.component(kind, name)
+    return bool(comp and comp.source) or _is_installed(kind, name)
 
 
 def _restore(package: str, requirements_text: str) -> None:

@@ -109,7 +109,7 @@ def installed_versions(names) -> dict[str, str | None]:
     result = {}
     for name in names:
         try:
-            result[name] = metadata.version(name)
+            result[name] = metadata.version(name) or "?"  # "?": a half-installed .dist-info (no METADATA)
         except metadata.PackageNotFoundError:
             result[name] = None
     return result

@@ -6,7 +6,7 @@ import os
 import tempfile
 
 from ..errors import UsageError
-from ._artifacts import check_convention, read_artifact
+from ._artifacts import PublishError, check_convention, read_artifact
 from ._build import collect
 from ._client import embedded_index_dir
 from ._index import LocalIndex
@@ -32,14 +32,39 @@ def index_dir(index: str | None = None) -> str:
 def publish(paths: list[str], index: str | None = None, *, library: bool = False, sdist: bool = False) -> list[dict]:
     """Publish plugin folders (built into a wheel, plus an sdist with ``sdist``), wheels or sdists.
 
-    Every file is read and checked (metadata, entry points, naming convention) before anything
-    is written; returns one ``{"filename", "project", "version", "status"}`` per file.
+    Folders are built (always from their path, never resolved as a name), then every file goes
+    through :func:`publish_files`. Returns one ``{"filename", "project", "version", "status",
+    "index"}`` per file.
     """
     if not paths:
         raise UsageError("nothing to publish: name a plugin folder, a wheel or an sdist")
-    target = LocalIndex(index_dir(index))
+    root = index_dir(index)
     with tempfile.TemporaryDirectory(prefix="agentos-publish-") as work:
-        artifacts = [read_artifact(p) for p in collect(list(paths), work, sdist=sdist)]
+        return publish_files(collect(list(paths), work, sdist=sdist), root, library=library)
+
+
+def publish_files(files: list[str], index_root: str, *, library: bool = False) -> list[dict]:
+    """The one way files enter an index: local wheels/sdists already on disk into the folder ``index_root``.
+
+    Each file is first copied into the index's staging folder, and only the copy is read, hashed
+    and checked (file name grammar, archive structure, bounded metadata, naming convention); then,
+    under the index lock, versions must be immutable and component names keep their first owner.
+    Nothing is written unless every file passes. Raises :class:`PublishError` (one line).
+    """
+    import shutil
+
+    if not files:
+        raise UsageError("nothing to publish: name a wheel or an sdist")
+    target = LocalIndex(index_root)
+    with target.staging() as stage:
+        copies = []
+        for i, path in enumerate(files):
+            if not os.path.isfile(path):
+                raise PublishError(f"{path}: no such file")
+            name = os.path.basename(path)
+            os.makedirs(os.path.join(stage, str(i)))
+            copies.append(shutil.copyfile(path, os.path.join(stage, str(i), name)))
+        artifacts = [read_artifact(p) for p in copies]
         by_version: dict[tuple[str, str], list] = {}
         for art in artifacts:
             by_version.setdefault((art.project, art.version), []).append(art)
@@ -70,8 +95,8 @@ def yank(package: str, version: str, reason: str = "", index: str | None = None,
     return target.yank(project, version, reason, undo=undo)
 
 
-def rebuild_index(index: str | None = None) -> dict:
-    return LocalIndex(index_dir(index)).rebuild()
+def rebuild_index(index: str | None = None, *, accept_changes: bool = False) -> dict:
+    return LocalIndex(index_dir(index)).rebuild(accept_changes=accept_changes)
 
 
 def check_index(index: str | None = None) -> list[str]:
