@@ -17,6 +17,7 @@ _LAZY = {
     "LocalIndex": "._index",
     "check_index": "._publish",
     "publish": "._publish",
+    "publish_files": "._publish",
     "rebuild_index": "._publish",
     "yank": "._publish",
     "install": "._install",

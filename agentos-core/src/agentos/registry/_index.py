@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from ..errors import AgentOSError
-from . import _catalogue, _pages
+from . import _catalogue, _pages, _site
 from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
 
@@ -135,7 +135,7 @@ class LocalIndex:
     def _write_catalogue(self, catalogue: dict) -> None:
         _catalogue.refresh(catalogue)
         write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
-        write_atomic(os.path.join(self.root, "index.html"), _catalogue.render_html(catalogue))
+        write_atomic(os.path.join(self.root, "index.html"), _site.catalogue_html(catalogue))  # the browsable site
 
     def _write_root(self, projects: list[str]) -> None:
         write_atomic(os.path.join(self.simple, "index.json"), _pages.root_json(projects))
@@ -195,6 +195,7 @@ class LocalIndex:
                 self._write_project(project, files)
             if plans:
                 self._write_catalogue(catalogue)
+                _site.write_project_pages(self.root, catalogue, [plan[0] for plan in plans])  # the browsable site
             if new_projects or not os.path.exists(os.path.join(self.simple, "index.html")):
                 self._write_root(sorted(catalogue["projects"]))
         return results
@@ -227,6 +228,7 @@ class LocalIndex:
             if release is not None:
                 release["yanked"] = False if undo else (reason or True)
             self._write_catalogue(catalogue)
+            _site.write_project_pages(self.root, catalogue, [project])  # the browsable site
         return changed
 
     def rebuild(self) -> dict:
@@ -259,6 +261,7 @@ class LocalIndex:
                     self._write_project(project, files)
                     count += len(files)
             self._write_catalogue(catalogue)
+            _site.write_project_pages(self.root, catalogue, catalogue["projects"])  # the browsable site
             self._write_root(sorted(catalogue["projects"]))
         return {"projects": len(catalogue["projects"]), "files": count}
 
