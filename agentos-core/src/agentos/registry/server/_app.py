@@ -90,7 +90,7 @@ class Files:
             return None
         return path
 
-    async def __call__(self, request):
+    async def get(self, request):
         rel = request.path_params.get("path", "")
         path = self.resolve(rel)
         if path is None:
@@ -146,6 +146,6 @@ def create_app(root: str, *, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
         Route("/legacy/", uploader.upload, methods=["POST"]),
         Route("/legacy", uploader.upload, methods=["POST"]),
         Route("/upload/", uploader.form, methods=["GET"]),
-        Route("/{path:path}", files, methods=["GET", "HEAD"]),
+        Route("/{path:path}", files.get, methods=["GET", "HEAD"]),
     ]
     return Starlette(routes=routes)

@@ -122,7 +122,7 @@ class Uploader:
             raise Refused(413, f"upload too large: over {self.max_upload} bytes") from None
         except Exception as exc:  # malformed multipart bodies (python-multipart / Starlette errors)
             raise Refused(400, f"malformed upload: {exc}") from None
-        async with form:
+        try:
             if form.get(":action") != "file_upload":
                 raise Refused(400, "unsupported :action (expected file_upload)")
             owner = await run_in_threadpool(self.tokens.owner_of_token, _token(request, form))
@@ -136,6 +136,8 @@ class Uploader:
                 raise Refused(400, f"invalid file name {filename[:100]!r}: a wheel or an sdist")
             digest = form.get("sha256_digest")
             return await run_in_threadpool(self._store, upload.file, filename, digest, owner)
+        finally:
+            await form.close()
 
     def _store(self, source, filename: str, digest, owner: str) -> str:
         incoming = os.path.join(self.root, ".incoming")
