@@ -61,8 +61,19 @@ class Server:
 def seeded_index(tmp_path) -> Path:
     """An index with one component and one library, published locally (owned by the maintainers)."""
     wheels = tmp_path / "seed-wheels"
+    readme = (
+        "# agentos-env-seed\n\nA corridor <script>window.hacked = 1</script>\n\n### Constructor arguments\n\n"
+        "| Argument | Type | Default | Meaning |\n|---|---|---|---|\n| `length` | int | `5` | cells to the goal |\n"
+    )
     paths = [
-        env_wheel(wheels, "seed", "1.0", summary="The seed corridor"),
+        env_wheel(wheels, "seed", "1.0", summary="The seed corridor", description=readme),
+        make_wheel(
+            wheels,
+            "agentos-policy-picker",
+            "1.0",
+            {"agentos.policy": {"picker": "agentos_policy_picker:Thing"}},
+            summary="Picks <b>actions</b>",
+        ),
         make_wheel(wheels, "agentos-lib-seed", "1.0", summary="a seed library"),
     ]
     publish([str(p) for p in paths], str(tmp_path / "index"), library=True)

@@ -121,7 +121,9 @@ class Files:
         etag = f'"{st.st_mtime_ns:x}-{st.st_size:x}"'
         headers["ETag"] = etag
         headers["Last-Modified"] = formatdate(st.st_mtime, usegmt=True)
-        headers["Cache-Control"] = "max-age=60" if path.endswith((".html", ".json")) else "max-age=31536000, immutable"
+        headers["Cache-Control"] = (
+            "no-cache" if path.endswith((".html", ".json", ".js", ".css")) else "max-age=31536000, immutable"
+        )
         if _not_modified(request, etag, st.st_mtime):
             return Response(status_code=304, headers=headers)
         if st.st_size <= _SMALL:
