@@ -13,6 +13,7 @@ def add_index_arguments(p) -> None:
     p.add_argument("--port", type=int, default=8080, help="serve: the port (default: 8080)")
     p.add_argument("--workers", type=int, default=1, help="serve: uvicorn worker processes (default: 1)")
     p.add_argument("--max-upload-mb", type=int, default=100, help="serve: refuse uploads over this size (MiB)")
+    p.add_argument("--no-access-log", action="store_true", help="serve: do not log every request")
     p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to")
 
 
@@ -47,7 +48,14 @@ def serve_or_token(args) -> int:
         raise UsageError("the server needs its extra: pip install 'agentos-core[server]'") from None
     from ..registry.server import serve
 
-    serve(root, host=args.host, port=args.port, workers=max(1, args.workers), max_upload=args.max_upload_mb << 20)
+    serve(
+        root,
+        host=args.host,
+        port=args.port,
+        workers=max(1, args.workers),
+        max_upload=args.max_upload_mb << 20,
+        access_log=not args.no_access_log,
+    )
     return 0
 
 

@@ -142,6 +142,8 @@ def create_app(root: str, *, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
         from ...errors import UsageError
 
         raise UsageError(f"{root}: no such index folder")
+    from .. import _publish  # noqa: F401  (imported now, so that the first upload is not slower)
+
     files = Files(root)
     uploader = Uploader(root, max_upload)
     routes = [

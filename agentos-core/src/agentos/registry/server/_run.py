@@ -15,7 +15,7 @@ def app_from_env():
     return create_app(os.environ[ROOT_ENV], max_upload=int(os.environ[MAX_ENV]))
 
 
-def serve(root: str, *, host: str, port: int, workers: int, max_upload: int | None) -> None:
+def serve(root: str, *, host: str, port: int, workers: int, max_upload: int | None, access_log: bool = True) -> None:
     import uvicorn
 
     from ._app import DEFAULT_MAX_UPLOAD, create_app
@@ -31,6 +31,6 @@ def serve(root: str, *, host: str, port: int, workers: int, max_upload: int | No
         port=port,
         workers=workers,
         log_level="info",
-        access_log=True,
+        access_log=access_log,
         server_header=False,
     )
