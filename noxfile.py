@@ -32,6 +32,13 @@ TOOLS = [
     "ruff",
     "stable-baselines3>=2.3",
     "tensorboard",
+    # the registry server's tests: its extra, real twine, a real browser driver, an async HTTP client
+    "starlette>=0.37",
+    "uvicorn[standard]>=0.29",
+    "python-multipart>=0.0.9",
+    "twine>=5",
+    "playwright>=1.40",
+    "httpx>=0.27",
 ]
 
 

@@ -18,6 +18,7 @@ def make_wheel(
     requires_python: str = ">=3.8",
     tag: str = "py3-none-any",
     code: str = "class Thing:\n    pass\n",
+    description: str = "",
 ) -> Path:
     """A real, installable wheel written directly (no build backend)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -34,7 +35,7 @@ def make_wheel(
     meta += [f"Requires-Dist: {r}" for r in requires]
     files = {
         f"{module}/__init__.py": code,
-        f"{info}/METADATA": "\n".join(meta) + "\n\n",
+        f"{info}/METADATA": "\n".join(meta) + "\n\n" + description,
         f"{info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: {tag}\n",
     }
     if entry_points:

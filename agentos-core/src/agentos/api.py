@@ -73,22 +73,33 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
             if not problem and spec.package and importlib.util.find_spec(spec.module.split(".")[0]) is None:
                 problem = f"module {spec.module!r} not found"
         status = "ok" if not problem else "disabled" if problem.startswith("disabled") else f"error: {problem}"
-        rows.append({
-            "kind": spec.kind,
-            "name": spec.name,
-            "version": spec.version,
-            "package": spec.package or "(local)",
-            "entry_point": spec.value,
-            "summary": spec.summary,
-            "default": bool(config and config.default(spec.kind) == spec.name),
-            "status": status,
-        })
+        rows.append(
+            {
+                "kind": spec.kind,
+                "name": spec.name,
+                "version": spec.version,
+                "package": spec.package or "(local)",
+                "entry_point": spec.value,
+                "summary": spec.summary,
+                "default": bool(config and config.default(spec.kind) == spec.name),
+                "status": status,
+            }
+        )
     return rows
 
 
-def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None,
-        from_run: str | None = None, checkpoint: str | None = None, force: bool = False, record: bool = True,
-        fresh: bool = False) -> dict:
+def run(
+    agent_ini: str | None = None,
+    *,
+    episodes: int = 10,
+    seed: int | None = None,
+    on_episode=None,
+    from_run: str | None = None,
+    checkpoint: str | None = None,
+    force: bool = False,
+    record: bool = True,
+    fresh: bool = False,
+) -> dict:
     """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary.
 
     ``checkpoint`` loads a saved policy; ``from_run`` reuses a recorded run (see
@@ -97,17 +108,41 @@ def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = 
     """
     from ._learning import run as _run
 
-    return _run(agent_ini, episodes=episodes, seed=seed, on_episode=on_episode, from_run=from_run,
-                checkpoint=checkpoint, force=force, record=record, fresh=fresh)
+    return _run(
+        agent_ini,
+        episodes=episodes,
+        seed=seed,
+        on_episode=on_episode,
+        from_run=from_run,
+        checkpoint=checkpoint,
+        force=force,
+        record=record,
+        fresh=fresh,
+    )
 
 
-def train(agent_ini: str | None = None, *, episodes: int | None = None, steps: int | None = None,
-          seed: int | None = None, on_episode=None, on_interrupt=None, record: bool = True) -> dict:
+def train(
+    agent_ini: str | None = None,
+    *,
+    episodes: int | None = None,
+    steps: int | None = None,
+    seed: int | None = None,
+    on_episode=None,
+    on_interrupt=None,
+    record: bool = True,
+) -> dict:
     """Train the agent's policy with its trainer; records the run and its checkpoint."""
     from ._learning import train as _train
 
-    return _train(agent_ini, episodes=episodes, steps=steps, seed=seed, on_episode=on_episode,
-                  on_interrupt=on_interrupt, record=record)
+    return _train(
+        agent_ini,
+        episodes=episodes,
+        steps=steps,
+        seed=seed,
+        on_episode=on_episode,
+        on_interrupt=on_interrupt,
+        record=record,
+    )
 
 
 def list_runs(agent_ini: str | None = None) -> list[dict]:

@@ -52,6 +52,8 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--sdist", action="store_true", help="for folders: publish an sdist too")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--to", metavar="URL", help="upload to a registry server (agentos index serve) instead")
+    p.add_argument("--token", metavar="TOKEN", help="the API token for --to (default: $AGENTOS_TOKEN)")
     p.set_defaults(handler=_publish)
 
     p = sub.add_parser("yank", help="yank a published version (PEP 592): installs skip it unless pinned")
@@ -62,14 +64,21 @@ def add_commands(sub) -> None:
     p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
     p.set_defaults(handler=_yank)
 
-    p = sub.add_parser("index", help="maintain an index folder: rebuild every page, or check the files")
-    p.add_argument("action", choices=["rebuild", "check"], help="rebuild: rewrite all pages; check: verify hashes")
+    p = sub.add_parser("index", help="maintain an index folder: rebuild, check, serve it, create upload tokens")
+    p.add_argument(
+        "action",
+        choices=["rebuild", "check", "serve", "token"],
+        help="rebuild: rewrite all pages; check: verify hashes; serve DIR: HTTP server; token create: an API token",
+    )
     p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
     p.add_argument(
         "--accept-changes",
         action="store_true",
         help="rebuild: record the new hash of files whose bytes changed (otherwise refused)",
     )
+    from ._server_commands import add_index_arguments
+
+    add_index_arguments(p)
     p.set_defaults(handler=_index)
 
     p = sub.add_parser("config", help="your own settings (index-url): show them, or 'set KEY VALUE' / 'unset KEY'")
@@ -178,6 +187,11 @@ def _uninstall(args) -> int:
 def _publish(args) -> int:
     from ..registry import publish
 
+    if args.to:
+        from ._server_commands import publish_to
+
+        return publish_to(args)
+
     results = publish(args.paths, args.index, library=args.library, sdist=args.sdist)
     if args.json:
         from ._output import dump_json
@@ -201,6 +215,11 @@ def _yank(args) -> int:
 
 def _index(args) -> int:
     from ..registry import check_index, rebuild_index
+
+    if args.action in ("serve", "token"):
+        from ._server_commands import serve_or_token
+
+        return serve_or_token(args)
 
     if args.action == "rebuild":
         result = rebuild_index(args.index, accept_changes=args.accept_changes)

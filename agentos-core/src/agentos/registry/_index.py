@@ -26,7 +26,7 @@ import time
 
 from ..errors import AgentOSError
 from ..host._names import normalize
-from . import _catalogue, _pages
+from . import _catalogue, _pages, _site
 from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
 
@@ -139,7 +139,7 @@ class LocalIndex:
     def _write_catalogue(self, catalogue: dict) -> None:
         _catalogue.refresh(catalogue)
         write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
-        write_atomic(os.path.join(self.root, "index.html"), _catalogue.render_html(catalogue))
+        write_atomic(os.path.join(self.root, "index.html"), _site.catalogue_html(catalogue))  # the browsable site
 
     def _write_root(self, projects: list[str]) -> None:
         write_atomic(os.path.join(self.simple, "index.json"), _pages.root_json(projects))
@@ -229,6 +229,7 @@ class LocalIndex:
                 self._write_project(project, files)
             if plans:
                 self._write_catalogue(catalogue)
+                _site.write_project_pages(self.root, catalogue, [plan[0] for plan in plans])  # the browsable site
             root = self._root_projects()
             if root is None or not set(catalogue["projects"]) <= root:
                 self._write_root(sorted(catalogue["projects"]))
@@ -295,6 +296,7 @@ class LocalIndex:
             if release is not None:
                 release["yanked"] = False if undo else (reason or True)
             self._write_catalogue(catalogue)
+            _site.write_project_pages(self.root, catalogue, [project])  # the browsable site
         return changed
 
     def rebuild(self, *, accept_changes: bool = False) -> dict:
@@ -344,6 +346,7 @@ class LocalIndex:
                         write_atomic(f"{art.path}.metadata", art.metadata)
                 self._write_project(project, files)
             self._write_catalogue(catalogue)
+            _site.write_project_pages(self.root, catalogue, catalogue["projects"])  # the browsable site
             self._write_root(sorted(catalogue["projects"]))
         return {"projects": len(catalogue["projects"]), "files": count, "changed": changed}
 

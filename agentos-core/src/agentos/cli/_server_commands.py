@@ -1,0 +1,77 @@
+"""``agentos index serve``, ``agentos index token create`` and ``agentos publish --to URL``."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+
+
+def add_index_arguments(p) -> None:
+    p.add_argument("rest", nargs="*", metavar="ARG", help="serve: the index folder; token: 'create'")
+    p.add_argument("--host", default="127.0.0.1", help="serve: the address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="serve: the port (default: 8080)")
+    p.add_argument("--workers", type=int, default=1, help="serve: uvicorn worker processes (default: 1)")
+    p.add_argument("--max-upload-mb", type=int, default=100, help="serve: refuse uploads over this size (MiB)")
+    p.add_argument("--no-access-log", action="store_true", help="serve: do not log every request")
+    p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to")
+
+
+def _folder(args) -> str:
+    from ..registry._publish import index_dir
+
+    if len(args.rest) > 1 or (args.rest and args.index):
+        raise UsageError("name the index folder once: agentos index serve DIR")
+    return index_dir(args.rest[0] if args.rest else args.index)
+
+
+def serve_or_token(args) -> int:
+    if args.action == "token":
+        if args.rest[:1] != ["create"] or len(args.rest) > 1:
+            raise UsageError("usage: agentos index token create --index DIR --owner NAME")
+        if not args.owner:
+            raise UsageError("say whose token it is: --owner NAME")
+        from ..registry._publish import index_dir
+        from ..registry.server import TokenStore
+
+        root = index_dir(args.index)
+        if not os.path.isdir(root):
+            raise UsageError(f"{root}: no such index folder")
+        print(TokenStore(root).create(args.owner))
+        return 0
+    root = _folder(args)
+    try:
+        import multipart  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise UsageError("the server needs its extra: pip install 'agentos-core[server]'") from None
+    from ..registry.server import serve
+
+    serve(
+        root,
+        host=args.host,
+        port=args.port,
+        workers=max(1, args.workers),
+        max_upload=args.max_upload_mb << 20,
+        access_log=not args.no_access_log,
+    )
+    return 0
+
+
+def publish_to(args) -> int:
+    from ..registry._remote import publish_remote
+
+    if args.index:
+        raise UsageError("--to uploads to a server; --index writes a folder: choose one")
+    token = args.token or os.environ.get("AGENTOS_TOKEN", "")
+    results = publish_remote(args.paths, args.to, token, sdist=args.sdist)
+    if args.json:
+        from ._output import dump_json
+
+        dump_json(results)
+        return 0
+    for r in results:
+        print(f"{r['status']:>9}  {r['filename']}")
+    print(f"server: {args.to}")
+    return 0

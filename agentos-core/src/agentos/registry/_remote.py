@@ -1,0 +1,91 @@
+"""``agentos publish --to URL --token T``: upload to a registry server (the legacy upload API).
+
+Folders are built first, as for a local publish; each file is then sent as ``multipart/form-data``
+with ``:action=file_upload`` and its ``sha256_digest``, the token as HTTP Basic auth
+(``__token__``), exactly as twine sends it. The server answers with one line.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+import tempfile
+import urllib.error
+import urllib.request
+
+from ..errors import UsageError
+
+
+def _body(path: str, fields: dict[str, str], boundary: str) -> bytes:
+    parts = []
+    for key, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode())
+    name = os.path.basename(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="content"; filename="{name}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts)
+
+
+def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
+    """Upload one wheel or sdist; returns the server's line, raises :class:`UsageError` on refusal."""
+    from ._artifacts import read_artifact
+
+    art = read_artifact(path)  # the same local checks first: a clear error before any network
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    fields = {
+        ":action": "file_upload",
+        "protocol_version": "1",
+        "name": art.name,
+        "version": art.version,
+        "filetype": art.packagetype,
+        "pyversion": "source" if art.packagetype == "sdist" else "py3",
+        "metadata_version": "2.1",
+        "sha256_digest": digest,
+    }
+    boundary = secrets.token_hex(16)
+    body = _body(path, fields, boundary)
+    endpoint = url.rstrip("/") + "/legacy/"
+    auth = base64.b64encode(f"__token__:{token}".encode()).decode()
+    request = urllib.request.Request(
+        endpoint,
+        data=body,
+        method="POST",
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "Authorization": f"Basic {auth}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.read(4096).decode("utf-8", "replace").strip()
+    except urllib.error.HTTPError as exc:
+        reason = exc.read(4096).decode("utf-8", "replace").strip().splitlines()
+        line = reason[0] if reason else exc.reason
+        raise UsageError(f"{endpoint} refused {art.filename}: {exc.code} {line}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise UsageError(f"cannot reach {endpoint}: {getattr(exc, 'reason', exc)}") from None
+
+
+def publish_remote(paths: list[str], url: str, token: str, *, sdist: bool = False) -> list[dict]:
+    """Build folders, then upload every file to the server at ``url``."""
+    from ._build import collect
+
+    if not paths:
+        raise UsageError("nothing to publish: name a plugin folder, a wheel or an sdist")
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"--to takes the server's URL (http:// or https://), not {url}")
+    if not token:
+        raise UsageError("--to needs --token (agentos index token create)")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="agentos-upload-") as work:
+        for path in collect(list(paths), work, sdist=sdist):
+            line = upload_file(path, url, token)
+            results.append({"filename": os.path.basename(path), "status": "uploaded", "index": url, "server": line})
+    return results

@@ -1,0 +1,187 @@
+"""Uploads: ``POST /legacy/`` as twine and PyPI speak it, and the web form that posts there.
+
+The request body is counted as it arrives and refused with 413 as soon as it passes the limit
+(python-multipart spools the file to disk, never to memory). The file goes into a private folder
+inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
+the project's owner is checked and the file goes through the registry's own publish path
+(:func:`agentos.registry.publish_files`, with every check of a local publish, under the index
+lock). Errors: 400 (the one-line reason), 403 (unknown token, project owned by someone else),
+409 (file exists), 413 (too large).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from html import escape
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse
+
+from ...errors import UsageError
+from .._artifacts import is_distribution_file
+from ._tokens import TokenStore
+
+DEFAULT_MAX_UPLOAD = 100 << 20
+_FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+class TooLarge(Exception):
+    pass
+
+
+class Refused(Exception):
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status = status
+
+
+def _token(request: Request, form) -> str | None:
+    """The token: Basic auth password (twine: ``-u __token__ -p TOKEN``) or the form's field."""
+    auth = request.headers.get("authorization", "")
+    scheme, _, value = auth.partition(" ")
+    if scheme.lower() == "basic" and value:
+        with contextlib.suppress(ValueError, UnicodeDecodeError):
+            return base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")[2] or None
+    field = form.get("token")
+    return field if isinstance(field, str) and field else None
+
+
+class Uploader:
+    def __init__(self, root: str, max_upload: int):
+        self.root = os.path.abspath(root)
+        self.max_upload = max_upload
+        self.tokens = TokenStore(self.root)
+
+    async def form(self, request):
+        """The upload form (token + file), posting to the same API as twine."""
+        return HTMLResponse(
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Upload a package</title>'
+            '<link rel="stylesheet" href="../static/style.css"></head><body>'
+            '<nav><a href="../index.html">Catalogue</a></nav><h1>Upload a package</h1>'
+            '<form id="upload" method="post" action="../legacy/" enctype="multipart/form-data">'
+            '<input type="hidden" name=":action" value="file_upload">'
+            '<input type="hidden" name="protocol_version" value="1">'
+            '<p><label>API token <input type="password" name="token" id="token" autocomplete="off" required>'
+            "</label></p>"
+            '<p><label>Wheel or sdist <input type="file" name="content" id="content" accept=".whl,.tar.gz,.zip" '
+            "required></label></p>"
+            '<p><button type="submit">Upload</button></p></form>'
+            f"<p>Files up to {self.max_upload >> 20} MiB. Same checks as <code>agentos publish</code>.</p>"
+            "</body></html>\n"
+        )
+
+    async def upload(self, request: Request):
+        browser = "text/html" in request.headers.get("accept", "")
+        try:
+            name = await self._upload(request)
+        except Refused as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else "refused"
+            if browser:
+                return HTMLResponse(
+                    f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Upload refused</title></head>'
+                    f'<body><h1>Upload refused</h1><p id="result">{escape(reason)}</p>'
+                    '<p><a href="../upload/">Back</a></p></body></html>\n',
+                    status_code=exc.status,
+                )
+            return PlainTextResponse(reason + "\n", status_code=exc.status)
+        if browser:
+            return HTMLResponse(
+                f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Uploaded</title></head>'
+                f'<body><h1>Uploaded</h1><p id="result">published {escape(name)}</p>'
+                '<p><a href="../index.html">Catalogue</a></p></body></html>\n'
+            )
+        return PlainTextResponse(f"published {name}\n")
+
+    async def _upload(self, request: Request) -> str:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_upload:
+            raise Refused(413, f"upload too large: over {self.max_upload} bytes")
+        received = 0
+        receive = request.receive
+
+        async def counted():
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_upload:
+                raise TooLarge()
+            return message
+
+        limited = Request(request.scope, counted)
+        try:
+            form = await limited.form(max_files=1, max_fields=64)
+        except TooLarge:
+            raise Refused(413, f"upload too large: over {self.max_upload} bytes") from None
+        except Exception as exc:  # malformed multipart bodies (python-multipart / Starlette errors)
+            raise Refused(400, f"malformed upload: {exc}") from None
+        try:
+            if form.get(":action") != "file_upload":
+                raise Refused(400, "unsupported :action (expected file_upload)")
+            owner = await run_in_threadpool(self.tokens.owner_of_token, _token(request, form))
+            if owner is None:
+                raise Refused(403, "invalid or unknown API token")
+            upload = form.get("content")
+            if not isinstance(upload, UploadFile) or not upload.filename:
+                raise Refused(400, "no file in the 'content' field")
+            filename = upload.filename
+            if not _FILENAME_RE.match(filename) or not is_distribution_file(filename):
+                raise Refused(400, f"invalid file name {filename[:100]!r}: a wheel or an sdist")
+            digest = form.get("sha256_digest")
+            return await run_in_threadpool(self._store, upload.file, filename, digest, owner)
+        finally:
+            await form.close()
+
+    def _store(self, source, filename: str, digest, owner: str) -> str:
+        incoming = os.path.join(self.root, ".incoming")
+        os.makedirs(incoming, exist_ok=True)
+        folder = tempfile.mkdtemp(prefix="upload-", dir=incoming)
+        try:
+            path = os.path.join(folder, filename)
+            sha = hashlib.sha256()
+            source.seek(0)
+            with open(path, "wb") as out:
+                for block in iter(lambda: source.read(1 << 20), b""):
+                    sha.update(block)
+                    out.write(block)
+            if isinstance(digest, str) and digest and digest.strip().lower() != sha.hexdigest():
+                raise Refused(400, f"{filename}: sha256_digest does not match the uploaded bytes")
+            return self._publish(path, filename, owner)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _publish(self, path: str, filename: str, owner: str) -> str:
+        from .. import publish_files
+        from .._artifacts import read_artifact
+
+        try:
+            project = read_artifact(path).project
+        except UsageError as exc:
+            raise Refused(400, str(exc)) from None
+        except Exception as exc:  # a file the reader did not foresee is still only refused
+            raise Refused(400, f"{filename}: unreadable ({type(exc).__name__}: {exc})") from None
+        with self.tokens.locked():
+            current = self.tokens.project_owner(project)
+            exists = os.path.isdir(os.path.join(self.root, "simple", project))
+            if current is None and exists:
+                raise Refused(403, f"{project} is owned by the index's maintainers (published without a token)")
+            if current is not None and current != owner:
+                raise Refused(403, f"{project} is owned by another user")
+            if os.path.exists(os.path.join(self.root, "files", project, filename)):
+                raise Refused(409, f"{filename} already exists; versions are immutable")
+            try:
+                results = publish_files([path], self.root, library=True)
+            except UsageError as exc:
+                raise Refused(400, str(exc)) from None
+            if results and results[0]["status"] == "unchanged":
+                raise Refused(409, f"{filename} already exists; versions are immutable")
+            if current is None:
+                self.tokens.assign(project, owner)
+        return filename
