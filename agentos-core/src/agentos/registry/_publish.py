@@ -78,11 +78,6 @@ def publish_files(files: list[str], index_root: str, *, library: bool = False) -
     return results
 
 
-def publish_files(files: list[str], index_root: str, *, library: bool = False) -> list[dict]:
-    """Local wheels/sdists into the folder ``index_root``, with every check of :func:`publish`."""
-    return publish(list(files), index_root, library=library)
-
-
 def yank(package: str, version: str, reason: str = "", index: str | None = None, *, undo: bool = False) -> list[str]:
     """Mark a published version yanked (PEP 592): pip and ``agentos install`` skip it unless pinned."""
     from ..host import normalize, parse_distribution_name
