@@ -1,0 +1,1 @@
+"""N-tuple policy."""
