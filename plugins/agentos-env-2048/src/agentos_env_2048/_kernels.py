@@ -175,3 +175,107 @@ def cells_from_board(board) -> np.ndarray:
     """Unpack a board into a 4x4 uint8 array of exponents."""
     shifts = np.arange(16, dtype=np.uint64) * _S4
     return ((_U(board) >> shifts) & _NIBBLE).astype(np.uint8).reshape(4, 4)
+
+
+@functools.cache
+def row_tables() -> np.ndarray:
+    """Rows ``row_bytes`` (a row's 4 exponents as little-endian uint32 bytes) and ``row_max``."""
+    t = get_tables()
+    packed = np.frombuffer(b"".join(t.row_bytes), dtype="<u4").astype(np.uint64)
+    tables = np.array([packed, np.array(t.row_max, dtype=np.uint64)])
+    tables.flags.writeable = False
+    return tables
+
+
+@njit
+def unpack(board, out, row, rows):
+    """Write ``board``'s rows as exponent bytes into ``out[row]`` ((N, 4) uint32 view of (N, 4, 4) uint8)."""
+    out[row, 0] = np.uint32(rows[0, board & _ROW])
+    out[row, 1] = np.uint32(rows[0, (board >> _S16) & _ROW])
+    out[row, 2] = np.uint32(rows[0, (board >> _S32) & _ROW])
+    out[row, 3] = np.uint32(rows[0, board >> _S48])
+
+
+@njit
+def max_tile(board, rows):
+    """The largest tile value on ``board`` (e.g. 2048)."""
+    top = max(max(rows[1, board & _ROW], rows[1, (board >> _S16) & _ROW]),
+              max(rows[1, (board >> _S32) & _ROW], rows[1, board >> _S48]))
+    return 1 << int(top)
+
+
+@njit
+def step_boards(boards, states, actions, scores, steps, step_limit, illegal_reward, tables, rows,
+                observations, rewards, terminated, truncated, illegal, tiles, final_boards, final_scores,
+                final_observations):
+    """One step of every board, with same-step autoreset; return how many episodes ended.
+
+    ``observations`` is the (N, 4) uint32 view of the (N, 4, 4) uint8 observations, ``tiles``
+    receives each board's largest tile.  A board whose episode ends is copied to ``final_boards`` (its score to ``final_scores``, its
+    exponents to ``final_observations``, shaped like ``observations``) and
+    replaced by a new game at once; ``observations`` then shows the new game.  Rules as
+    ``Game2048Env.step``: an illegal move changes nothing and earns ``illegal_reward``.
+    """
+    ended = 0
+    for i in range(boards.shape[0]):
+        board = boards[i]
+        action = actions[i]
+        if action < 0 or action > 3:
+            raise ValueError("actions must be 0-3")
+        after, points = move(board, action, tables)
+        steps[i] += 1
+        truncated[i] = step_limit > 0 and steps[i] >= step_limit
+        if after == board:
+            illegal[i] = True
+            rewards[i] = illegal_reward
+            terminated[i] = not has_legal_move(board)
+        else:
+            illegal[i] = False
+            rewards[i] = float(points)
+            board = spawn(after, states, i)
+            scores[i] += points
+            terminated[i] = not has_legal_move(board)
+        if terminated[i] or truncated[i]:
+            final_boards[i] = board
+            final_scores[i] = scores[i]
+            unpack(board, final_observations, i, rows)
+            board = new_board(states, i)
+            scores[i] = 0
+            steps[i] = 0
+            ended += 1
+        boards[i] = board
+        tiles[i] = max_tile(board, rows)
+        unpack(board, observations, i, rows)
+    return ended
+
+
+@njit
+def max_tiles(boards, rows, out):
+    """``out[i]`` = the largest tile of ``boards[i]``."""
+    for i in range(boards.shape[0]):
+        out[i] = max_tile(boards[i], rows)
+
+
+@njit
+def random_games(states, tables, scores, max_exponents, lengths):
+    """Play one game of uniformly random moves per rng slot; return the moves made.
+
+    Illegal moves count as moves and change nothing, as in the environment.
+    """
+    total = 0
+    for game in range(states.shape[0]):
+        board = new_board(states, game)
+        score = _ZERO
+        length = 0
+        while has_legal_move(board):
+            action = int(next_random(states, game) >> _U(62))
+            after, points = move(board, action, tables)
+            length += 1
+            if after != board:
+                score += points
+                board = spawn(after, states, game)
+        scores[game] = score
+        max_exponents[game] = max_exponent(board)
+        lengths[game] = length
+        total += length
+    return total

@@ -243,3 +243,12 @@ def play_games(
         scores[game] = score
         max_exponents[game] = max_exponent(board)
     return moves
+
+
+@njit
+def best_actions(boards, depth, net, tables):
+    """:func:`best_action` for each board (0 where no move is legal)."""
+    actions = np.zeros(boards.shape[0], dtype=np.int64)
+    for i in range(boards.shape[0]):
+        actions[i] = max(best_action(boards[i], depth, net, tables), 0)
+    return actions
