@@ -72,6 +72,8 @@ class Game2048VectorEnv(VectorEnv):
     def step(self, actions):
         """Step every board; see the module docstring for autoreset."""
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        if actions.min() < 0 or actions.max() > 3:
+            raise ValueError(f"actions must be 0-3, got {actions[(actions < 0) | (actions > 3)][:5]}")
         n = self.num_envs
         observations = np.empty((n, 4, 4), np.uint8)
         rewards = np.empty(n, np.float64)
