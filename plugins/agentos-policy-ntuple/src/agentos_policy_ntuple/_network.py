@@ -121,7 +121,7 @@ def value(board, net):
     """The value of ``board`` (an afterstate) under ``net = Network(...)``."""
     default, weights, segments, counts, offsets = net
     total = 0.0
-    symmetric = board
+    symmetric = _U(board)
     for symmetry in range(8):
         if default:
             i0, i1, i2, i3 = _default_indices(symmetric)
@@ -137,7 +137,7 @@ def value(board, net):
 def add(board, delta, net):
     """Add ``delta`` to every weight that ``board`` reads."""
     default, weights, segments, counts, offsets = net
-    symmetric = board
+    symmetric = _U(board)
     for symmetry in range(8):
         if default:
             i0, i1, i2, i3 = _default_indices(symmetric)
@@ -155,7 +155,7 @@ def add(board, delta, net):
 def weight_indices(board, net, out):
     """Fill ``out`` (length ``8 * tuples``) with the weight indices ``board`` reads."""
     default, weights, segments, counts, offsets = net
-    symmetric = board
+    symmetric = _U(board)
     n = counts.shape[0]
     for symmetry in range(8):
         for t in range(n):
@@ -177,7 +177,7 @@ def _chance_value(after, depth, net, tables):
         cells += 1
         for tile, probability in ((cell, 0.9), (cell << _U(1), 0.1)):
             board = after | tile
-            best = 0.0
+            best = -np.inf
             for action in range(4):
                 moved, points = move(board, action, tables)
                 if moved != board:
@@ -186,7 +186,7 @@ def _chance_value(after, depth, net, tables):
                     else:
                         v = _chance_value2(moved, net, tables)
                     best = max(best, points + v)
-            total += probability * best
+            total += probability * (best if best > -np.inf else 0.0)  # stuck: worth 0
     return total / cells if cells else 0.0
 
 
@@ -202,12 +202,12 @@ def _chance_value2(after, net, tables):
         cells += 1
         for tile, probability in ((cell, 0.9), (cell << _U(1), 0.1)):
             board = after | tile
-            best = 0.0
+            best = -np.inf
             for action in range(4):
                 moved, points = move(board, action, tables)
                 if moved != board:
                     best = max(best, points + value(moved, net))
-            total += probability * best
+            total += probability * (best if best > -np.inf else 0.0)  # stuck: worth 0
     return total / cells if cells else 0.0
 
 
