@@ -13,7 +13,7 @@ class TDTrainer(Trainer):
 
     Settings: ``alpha`` -- the step for the whole value (0.1; each of the ``8 * tuples`` weights a
     board reads moves by ``alpha / (8 * tuples)`` of the TD error); ``coherent`` -- temporal
-    coherence learning rates (Jaskowski 2018; use ``alpha = 1.0`` with it); ``seed``.
+    coherence learning rates (Jaskowski 2018; alpha 0.1-0.5: at 1.0 it overshoots); ``seed``.
 
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
     rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
