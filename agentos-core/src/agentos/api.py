@@ -88,8 +88,12 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
 
 def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = None, on_episode=None,
         from_run: str | None = None, checkpoint: str | None = None, force: bool = False, record: bool = True,
-        fresh: bool = False) -> dict:
+        fresh: bool = False, n_envs: int = 1, vector_mode: str = "sync") -> dict:
     """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary.
+
+    ``n_envs > 1`` runs that many environments at once (the environment's batched version when it
+    names one in ``vector_entry_point``, else Gymnasium's sync or async vector env, ``vector_mode``),
+    the policy deciding for all of them with ``decide_batch``.
 
     ``checkpoint`` loads a saved policy; ``from_run`` reuses a recorded run (see
     :func:`agentos._learning.run`). Every run is recorded under ``<agent dir>/runs/`` unless
@@ -98,7 +102,8 @@ def run(agent_ini: str | None = None, *, episodes: int = 10, seed: int | None = 
     from ._learning import run as _run
 
     return _run(agent_ini, episodes=episodes, seed=seed, on_episode=on_episode, from_run=from_run,
-                checkpoint=checkpoint, force=force, record=record, fresh=fresh)
+                checkpoint=checkpoint, force=force, record=record, fresh=fresh, n_envs=n_envs,
+                vector_mode=vector_mode)
 
 
 def train(agent_ini: str | None = None, *, episodes: int | None = None, steps: int | None = None,

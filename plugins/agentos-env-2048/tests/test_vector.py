@@ -69,7 +69,7 @@ def test_every_step_follows_the_rules_and_autoresets_in_the_same_step():
 def test_max_steps_truncates_and_bad_actions_are_refused():
     env = make(3, max_steps=5)
     env.reset(seed=4)
-    for step in range(5):
+    for _ in range(5):
         _, _, terminated, truncated, info = env.step(np.array([0, 1, 2]))
     assert truncated.all() and info["_final_obs"].all()
     with pytest.raises(ValueError):

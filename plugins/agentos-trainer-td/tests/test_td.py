@@ -56,8 +56,8 @@ def test_seeded_training_is_reproducible_and_steps_budget_counts_moves():
     weights = []
     for _ in range(2):
         policy = NTuplePolicy(tuples="0 1 2 3; 4 5 6 7")
-        lengths = []
-        TDTrainer(seed=3).train(policy, Game2048Env(), steps=2000, callback=lambda s, n: lengths.append(n))
+        lengths: list[int] = []
+        TDTrainer(seed=3).train(policy, Game2048Env(), steps=2000, callback=lambda s, n, out=lengths: out.append(n))
         assert sum(lengths) >= 2000 and sum(lengths[:-1]) < 2000
         weights.append(policy.weights.copy())
     assert (weights[0] == weights[1]).all() and weights[0].any()

@@ -189,7 +189,7 @@ def row_tables() -> np.ndarray:
 
 @njit
 def unpack(board, out, row, rows):
-    """Write ``board``'s rows as exponent bytes into ``out[row]`` ((N, 4) uint32 view of (N, 4, 4) uint8)."""
+    """Write ``board``'s rows as exponent bytes into ``out[row]``, an (N, 4) uint32 view of (N, 4, 4) uint8."""
     out[row, 0] = np.uint32(rows[0, board & _ROW])
     out[row, 1] = np.uint32(rows[0, (board >> _S16) & _ROW])
     out[row, 2] = np.uint32(rows[0, (board >> _S32) & _ROW])
@@ -210,11 +210,11 @@ def step_boards(boards, states, actions, scores, steps, step_limit, illegal_rewa
                 final_observations):
     """One step of every board, with same-step autoreset; return how many episodes ended.
 
-    ``observations`` is the (N, 4) uint32 view of the (N, 4, 4) uint8 observations, ``tiles``
-    receives each board's largest tile.  A board whose episode ends is copied to ``final_boards`` (its score to ``final_scores``, its
-    exponents to ``final_observations``, shaped like ``observations``) and
-    replaced by a new game at once; ``observations`` then shows the new game.  Rules as
-    ``Game2048Env.step``: an illegal move changes nothing and earns ``illegal_reward``.
+    ``observations`` is the (N, 4) uint32 view of the (N, 4, 4) uint8 observations; ``tiles``
+    receives each board's largest tile.  A board whose episode ends is copied to ``final_boards``
+    (its score to ``final_scores``, its exponents to ``final_observations``, shaped like
+    ``observations``) and replaced by a new game at once; ``observations`` then shows the new game.
+    Rules as ``Game2048Env.step``: an illegal move changes nothing and earns ``illegal_reward``.
     """
     ended = 0
     for i in range(boards.shape[0]):

@@ -31,7 +31,7 @@ _U = np.uint64
 _S4 = _U(4)
 
 
-def network(weights: np.ndarray, layout: "Layout") -> tuple:
+def network(weights: np.ndarray, layout: Layout) -> tuple:
     """The tuple the kernels take: (is default layout, weights, segments, counts, offsets)."""
     return (layout.default, weights, layout.segments, layout.segment_counts, layout.offsets)
 
