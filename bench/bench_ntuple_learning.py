@@ -9,6 +9,7 @@ and 2048-rate per 1,000 training games).
 
     python bench/bench_ntuple_learning.py --minutes 45 --json bench/ntuple_learning.json \
         --plot bench/ntuple_learning.png [--weights /tmp/ntuple.safetensors]
+    python bench/bench_ntuple_learning.py --load /tmp/ntuple.safetensors --json /tmp/test.json  # tests only
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ def _test(net, tables, seed: int, games: int, depth: int, budget: float, chunk: 
     from agentos_env_2048._kernels import seed_states
     from agentos_policy_ntuple._network import play_games
 
+    one = np.zeros(1, np.int64)
+    play_games(seed_states(seed + 1, 1), depth, net, tables, one, one.copy())  # compile outside the clock
     scores, tops, moves, started = [], [], 0, time.perf_counter()
     states = seed_states(seed, games)
     for first in range(0, games, chunk):
@@ -92,6 +95,7 @@ def main() -> None:
     parser.add_argument("--json", default="bench/ntuple_learning.json")
     parser.add_argument("--plot", default="bench/ntuple_learning.png")
     parser.add_argument("--weights", default=None, help="save the trained weights (safetensors)")
+    parser.add_argument("--load", default=None, help="test these saved weights; no training")
     args = parser.parse_args()
 
     from agentos_env_2048._kernels import move_tables, seed_states
@@ -115,7 +119,11 @@ def main() -> None:
                 signed, absolute, tables, scores, tops, lengths)
     compile_seconds = time.perf_counter() - compile_started
 
-    budget = args.minutes * 60.0
+    budget = 0.0 if args.load else args.minutes * 60.0
+    if args.load:
+        from safetensors.numpy import load_file
+
+        weights[:] = load_file(args.load)["weights"]
     curve, games, moves, training_seconds = [], 0, 0, 0.0
     alpha = args.alpha
     while training_seconds < budget:
@@ -140,10 +148,13 @@ def main() -> None:
         "fine_alpha": args.fine_alpha, "fine_fraction": args.fine_fraction,
         "coherent": args.coherent, "seed": args.seed, "compile_seconds": compile_seconds,
         "training": {"games": games, "moves": moves, "seconds": training_seconds,
-                     "moves_per_second": moves / training_seconds},
+                     "moves_per_second": moves / training_seconds if training_seconds else None},
         "curve": curve,
     }
-    _plot(curve, args.plot)
+    if curve:
+        _plot(curve, args.plot)
+    else:
+        result["training"]["weights"] = args.load
     _write_json(result, args.json)
     if args.weights:
         from safetensors.numpy import save_file
