@@ -103,7 +103,7 @@ def test_agentos_train_then_run_with_the_recipe(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     trained = api.train("agent.ini", episodes=200, seed=1)
     assert trained["status"] == "finished" and trained["episodes"] == 200
-    assert set(load_file(trained["checkpoint"])) >= {"tuples"}
+    assert trained["checkpoint"].endswith(".safetensors") and set(load_file(trained["checkpoint"])) >= {"tuples"}
     ran = api.run("agent.ini", episodes=5, seed=7)
     assert ran["trained_by"] == trained["run"]
     fresh = api.run("agent.ini", episodes=5, seed=7, fresh=True)

@@ -22,6 +22,8 @@ class NTuplePolicy(Policy):
     spawned tile and further moves.  Observations are 4x4 tile exponents (``agentos-env-2048``).
     """
 
+    checkpoint_suffix = ".safetensors"
+
     def __init__(self, observation_space=None, action_space=None, tuples=None, depth: int = 1):
         super().__init__(observation_space, action_space)
         if observation_space is not None and tuple(getattr(observation_space, "shape", ()) or ()) != (4, 4):
