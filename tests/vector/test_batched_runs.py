@@ -114,3 +114,13 @@ def test_bad_batch_settings_are_usage_errors(agent):
         api.run(path, episodes=1, n_envs=0)
     with pytest.raises(UsageError, match="vector mode"):
         api.run(path, episodes=1, n_envs=2, vector_mode="threads")
+
+
+def test_the_cli_takes_n_envs_and_refuses_zero(agent, capsys):
+    from agentos.cli import main
+
+    agent(GAME_2048)
+    assert main(["run", "-n", "3", "--n-envs", "4", "--seed", "2"]) == 0
+    assert "finished: 3 episodes" in capsys.readouterr().out
+    assert main(["run", "-n", "1", "--n-envs", "0"]) == 2
+    assert "agentos: error: --n-envs must be at least 1" in capsys.readouterr().err
