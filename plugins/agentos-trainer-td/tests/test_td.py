@@ -108,3 +108,34 @@ def test_agentos_train_then_run_with_the_recipe(tmp_path, monkeypatch):
     assert ran["trained_by"] == trained["run"]
     fresh = api.run("agent.ini", episodes=5, seed=7, fresh=True)
     assert ran["mean_return"] > fresh["mean_return"]
+
+
+PROBE = """
+import json
+from agentos_env_2048 import Game2048Env
+from agentos_policy_ntuple import NTuplePolicy
+from agentos_trainer_td import TDTrainer
+for coherent in (False, True):
+    policy = NTuplePolicy(tuples="0 1 2 3; 4 5 6 7; 0 4 8")
+    games = []
+    TDTrainer(seed=5, coherent=coherent).train(policy, Game2048Env(), episodes=3,
+                                               callback=lambda s, n: games.append((s, n)))
+    decisions = policy.decide_batch([[[1, 2, 0, 0]] * 4]).tolist()
+    print(json.dumps([games, round(float(policy.weights.sum()), 2), decisions]))
+"""
+
+
+def test_the_plain_python_path_learns_exactly_like_the_compiled_one():
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for pure in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != "AGENTOS_2048_PURE"}
+        if pure:
+            env["AGENTOS_2048_PURE"] = "1"
+        result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2

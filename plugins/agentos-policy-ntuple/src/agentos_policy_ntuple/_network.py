@@ -41,7 +41,7 @@ class Layout(NamedTuple):
 
     segments: np.ndarray  # (tuples, max segments, 3) uint64: board shift, mask, index shift
     segment_counts: np.ndarray  # (tuples,) int64
-    offsets: np.ndarray  # (tuples,) int64: start of each tuple's table
+    offsets: np.ndarray  # (tuples,) uint64: start of each tuple's table
     size: int  # total number of weights
     default: bool  # the tuples are DEFAULT_TUPLES (read by a written-out fast path)
 
@@ -88,7 +88,7 @@ def make_layout(tuples: Sequence[Sequence[int]]) -> Layout:
             segments[t, s] = (4 * first, (1 << (4 * length)) - 1, 4 * position)
     counts = np.array([len(runs) for runs in runs_per_tuple], dtype=np.int64)
     sizes = [16 ** len(cells) for cells in tuples]
-    offsets = np.array(np.cumsum([0, *sizes[:-1]]), dtype=np.int64)
+    offsets = np.array(np.cumsum([0, *sizes[:-1]]), dtype=np.uint64)
     return Layout(segments, counts, offsets, int(sum(sizes)), tuples == DEFAULT_TUPLES)
 
 
@@ -125,10 +125,11 @@ def value(board, net):
     for symmetry in range(8):
         if default:
             i0, i1, i2, i3 = _default_indices(symmetric)
-            total += weights[i0] + weights[i1] + weights[i2] + weights[i3]
+            # float(): sum in float64 in numba and plain Python alike
+            total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
         else:
             for t in range(counts.shape[0]):
-                total += weights[offsets[t] + _index(symmetric, segments, counts, t)]
+                total += float(weights[offsets[t] + _index(symmetric, segments, counts, t)])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
     return total
 
@@ -141,13 +142,14 @@ def add(board, delta, net):
     for symmetry in range(8):
         if default:
             i0, i1, i2, i3 = _default_indices(symmetric)
-            weights[i0] += delta
-            weights[i1] += delta
-            weights[i2] += delta
-            weights[i3] += delta
+            weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
+            weights[i1] = float(weights[i1]) + delta
+            weights[i2] = float(weights[i2]) + delta
+            weights[i3] = float(weights[i3]) + delta
         else:
             for t in range(counts.shape[0]):
-                weights[offsets[t] + _index(symmetric, segments, counts, t)] += delta
+                i = offsets[t] + _index(symmetric, segments, counts, t)
+                weights[i] = float(weights[i]) + delta
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 

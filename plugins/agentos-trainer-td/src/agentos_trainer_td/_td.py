@@ -21,10 +21,11 @@ def _add_coherent(board, error, alpha, net, signed, absolute, indices):
     weights = net[1]
     weight_indices(board, net, indices)
     for i in indices:
-        rate = abs(signed[i]) / absolute[i] if absolute[i] > 0.0 else 1.0
-        weights[i] += alpha * rate * error
-        signed[i] += error
-        absolute[i] += abs(error)
+        total = float(absolute[i])  # float64 in numba and in plain Python alike
+        rate = abs(float(signed[i])) / total if total > 0.0 else 1.0
+        weights[i] = float(weights[i]) + alpha * rate * error
+        signed[i] = float(signed[i]) + error
+        absolute[i] = total + abs(error)
 
 
 @njit
