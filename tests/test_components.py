@@ -7,7 +7,17 @@ import textwrap
 
 import pytest
 
-HEAVY = ("torch", "gymnasium", "numpy", "agentos_env_2048", "agentos_env_corridor", "agentos_policy_random")
+HEAVY = (
+    "torch",
+    "gymnasium",
+    "numpy",
+    "numba",
+    "agentos_env_2048",
+    "agentos_env_corridor",
+    "agentos_policy_random",
+    "agentos_policy_ntuple",
+    "agentos_trainer_td",
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +80,11 @@ def test_acr_reaches_components_by_kind_and_name(venv, tmp_path):
     code = """
         import sys
         import acr
-        assert "gymnasium" not in sys.modules
+        assert "gymnasium" not in sys.modules and "numba" not in sys.modules
         env = acr.environment["2048"]
         observation, info = env.reset(seed=0)
         assert observation.shape == (4, 4) and info["score"] == 0
+        assert "numba" not in sys.modules                # the single env is plain Python
         assert acr.environment["2048"] is env            # one shared instance per process
         assert acr.policy.random.decide(0) in (0, 1)     # sized to the default env: the corridor
         assert {"2048", "corridor"} <= set(acr.environment)  # other first-party plugins may join

@@ -168,8 +168,12 @@ def run(
     force: bool = False,
     record: bool = True,
     fresh: bool = False,
+    n_envs: int = 1,
+    vector_mode: str = "sync",
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
+
+    ``n_envs > 1`` steps that many environments together (see :mod:`agentos._vector`).
 
     ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
     its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
@@ -184,6 +188,8 @@ def run(
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
+    if n_envs < 1:
+        raise UsageError("--n-envs must be at least 1")
     if from_run and checkpoint:
         raise UsageError("give --from-run or --checkpoint, not both")
     path = resolve_agent_ini(agent_ini, "run")
@@ -245,7 +251,13 @@ def run(
             from .trackers import attach_to_next_run
 
             attach_to_next_run(record=rec)
-        summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+        if n_envs > 1:  # batched environments: agentos._vector
+            from ._vector import run_batched
+
+            summary = run_batched(context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path,
+                                  on_episode=on_episode)
+        else:
+            summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
         if rec is not None:
             if getattr(agent.policy, "learns_while_running", False):
                 summary["checkpoint"] = rec.save_checkpoint(agent.policy)

@@ -21,6 +21,10 @@ class Policy:
         """Return the action to take after seeing ``observation``."""
         raise NotImplementedError(f"{type(self).__name__}.decide()")
 
+    def decide_batch(self, observations):
+        """Actions for a batch of observations (batched runs, ``n_envs > 1``); override to go faster."""
+        return [self.decide(observation) for observation in observations]
+
     def reset(self) -> None:
         """Called at the start of each episode (for policies with memory)."""
 

@@ -99,8 +99,14 @@ def run(
     force: bool = False,
     record: bool = True,
     fresh: bool = False,
+    n_envs: int = 1,
+    vector_mode: str = "sync",
 ) -> dict:
     """Build the agent of ``agent_ini`` and run it for ``episodes`` episodes; returns a summary.
+
+    ``n_envs > 1`` runs that many environments at once (the environment's batched version when it
+    names one in ``vector_entry_point``, else Gymnasium's sync or async vector env, ``vector_mode``),
+    the policy deciding for all of them with ``decide_batch``.
 
     ``checkpoint`` loads a saved policy; ``from_run`` reuses a recorded run (see
     :func:`agentos._learning.run`). Every run is recorded under ``<agent dir>/runs/`` unless
@@ -118,6 +124,8 @@ def run(
         force=force,
         record=record,
         fresh=fresh,
+        n_envs=n_envs,
+        vector_mode=vector_mode,
     )
 
 

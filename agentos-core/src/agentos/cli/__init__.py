@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", metavar="PATH", help="load the policy from a checkpoint file")
     p.add_argument("--force", action="store_true", help="with --from-run: run even if installed components differ")
     p.add_argument("--fresh", action="store_true", help="an untrained policy, not the one of the last agentos train")
+    p.add_argument("--n-envs", type=int, default=1, metavar="N", help="step N environments at once (batched decisions)")
+    p.add_argument("--async-envs", action="store_true", help="with --n-envs: one process per environment copy")
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("list", help="installed components: kind, name, version, package, status")
@@ -77,6 +79,8 @@ def _run(args) -> int:
         checkpoint=args.checkpoint,
         force=args.force,
         fresh=args.fresh,
+        n_envs=args.n_envs,
+        vector_mode="async" if args.async_envs else "sync",
     )
     print(
         f"{summary['status']}: {summary['episodes']} episodes, {summary['steps']} steps, "

@@ -1,7 +1,9 @@
 """The 2048 sliding-tile game as a Gymnasium environment.
 
 Importing the package registers ``agentos/Game2048-v0`` with Gymnasium, so
-``gymnasium.make("agentos_env_2048:agentos/Game2048-v0")`` works.
+``gymnasium.make("agentos_env_2048:agentos/Game2048-v0")`` works, and
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` gives the batched
+:class:`~agentos_env_2048.vector.Game2048VectorEnv` (numba-compiled; imported only then).
 """
 
 from gymnasium.envs.registration import register, registry
@@ -9,9 +11,13 @@ from gymnasium.envs.registration import register, registry
 from agentos_env_2048.env import ACTION_NAMES, DOWN, LEFT, RIGHT, UP, Game2048Env
 
 __all__ = ["ACTION_NAMES", "DOWN", "ENV_ID", "LEFT", "RIGHT", "UP", "Game2048Env"]
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 ENV_ID = "agentos/Game2048-v0"
 
 if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="agentos_env_2048.env:Game2048Env")
+    register(
+        id=ENV_ID,
+        entry_point="agentos_env_2048.env:Game2048Env",
+        vector_entry_point="agentos_env_2048.vector:Game2048VectorEnv",
+    )

@@ -63,6 +63,8 @@ class Game2048Env(gym.Env[np.ndarray, int]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    #: The batched twin (``agentos run --n-envs N`` and ``gymnasium.make_vec`` build it).
+    vector_entry_point: ClassVar[str] = "agentos_env_2048.vector:Game2048VectorEnv"
 
     def __init__(
         self,

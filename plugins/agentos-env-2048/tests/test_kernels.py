@@ -1,0 +1,160 @@
+"""The compiled 2048 core: moves, legality and spawns against independent references, and the
+plain-Python path (``AGENTOS_2048_PURE=1``) against the numba one, bit for bit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from agentos_env_2048 import Game2048Env
+from agentos_env_2048 import _kernels as kernels
+
+TABLES = kernels.move_tables()
+
+
+def slide_left(row: list[int]) -> tuple[list[int], int]:
+    """The rules written plainly: compact, merge equal neighbours once (not 15s), compact."""
+    tiles = [t for t in row if t]
+    out, points, i = [], 0, 0
+    while i < len(tiles):
+        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1] and tiles[i] < 15:
+            out.append(tiles[i] + 1)
+            points += 1 << (tiles[i] + 1)
+            i += 2
+        else:
+            out.append(tiles[i])
+            i += 1
+    return out + [0] * (4 - len(out)), points
+
+
+def reference_move(cells: np.ndarray, action: int) -> tuple[np.ndarray, int]:
+    """Slide a 4x4 grid by rotating it so the move is a left slide."""
+    turns = {0: 1, 1: 2, 2: 3, 3: 0}[action]  # np.rot90 turns counter-clockwise
+    grid = np.rot90(cells, turns).copy()
+    points = 0
+    for r in range(4):
+        grid[r], gained = slide_left(grid[r].tolist())
+        points += gained
+    return np.rot90(grid, -turns), points
+
+
+def random_boards(count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    cells = rng.integers(0, 16, size=(count, 16)) * (rng.random((count, 16)) < 0.7)
+    cells[: count // 4] = rng.integers(1, 4, size=(count // 4, 16))  # full boards with merges
+    return cells.reshape(count, 4, 4)
+
+
+def test_moves_agree_with_the_plain_rules_on_many_boards():
+    for cells in random_boards(2000, seed=1):
+        board = kernels.board_from_cells(cells)
+        for action in range(4):
+            after, points = kernels.move(board, action, TABLES)
+            expected, expected_points = reference_move(cells, action)
+            assert kernels.cells_from_board(after).tolist() == expected.tolist(), (cells, action)
+            assert points == expected_points
+
+
+def test_legality_matches_trying_every_move():
+    for cells in random_boards(2000, seed=2):
+        board = kernels.board_from_cells(cells)
+        movable = any(kernels.move(board, a, TABLES)[0] != board for a in range(4))
+        assert kernels.has_legal_move(board) == movable
+
+
+def test_moves_agree_with_the_environment():
+    env = Game2048Env()
+    env.reset(seed=0)
+    for cells in random_boards(300, seed=3):
+        for action in range(4):
+            env.set_board(cells)
+            after, points = kernels.move(kernels.board_from_cells(cells), action, TABLES)
+            observation, reward, *_ = env.step(action)
+            spawned = np.argwhere(observation != kernels.cells_from_board(after))
+            assert reward == points or (after == kernels.board_from_cells(cells) and reward == 0)
+            assert len(spawned) == (0 if after == kernels.board_from_cells(cells) else 1)
+
+
+def test_spawns_fill_one_empty_cell_with_a_two_nine_times_in_ten():
+    states = kernels.seed_states(5, 1)
+    board = kernels.board_from_cells([[1, 0, 0, 0], [0, 3, 0, 0], [0, 0, 0, 0], [0, 0, 0, 5]])
+    cells_hit, fours = set(), 0
+    for _ in range(4000):
+        new = kernels.spawn(board, states, 0)
+        diff = np.argwhere(kernels.cells_from_board(new) != kernels.cells_from_board(board))
+        assert len(diff) == 1
+        value = kernels.cells_from_board(new)[tuple(diff[0])]
+        assert value in (1, 2)
+        fours += value == 2
+        cells_hit.add(tuple(diff[0]))
+    assert len(cells_hit) == 13
+    assert 0.08 < fours / 4000 < 0.12
+
+
+PROBE = """
+import json, numpy as np
+from agentos_env_2048 import _kernels as k
+from agentos_env_2048.vector import Game2048VectorEnv
+tables = k.move_tables()
+rng = np.random.default_rng(7)
+moves = []
+for _ in range(300):
+    b = k.board_from_cells(rng.integers(0, 12, 16))
+    moves.append([[int(x) for x in k.move(b, a, tables)] for a in range(4)])
+states = k.seed_states(11, 5)
+scores, tops, lengths = (np.zeros(5, np.int64) for _ in range(3))
+k.random_games(states, tables, scores, tops, lengths)
+env = Game2048VectorEnv(num_envs=3)
+obs, _ = env.reset(seed=3)
+trace = []
+for step in range(400):
+    obs, reward, terminated, truncated, info = env.step(rng.integers(0, 4, 3))
+    trace.append([obs.tolist(), reward.tolist(), terminated.tolist()])
+print(json.dumps({"pure": k.move.__class__.__name__ == "function", "moves": moves,
+                  "games": [scores.tolist(), tops.tolist(), lengths.tolist()], "trace": trace}))
+"""
+
+
+def _probe(pure: bool) -> dict:
+    env = {key: value for key, value in os.environ.items() if key != "AGENTOS_2048_PURE"}
+    if pure:
+        env["AGENTOS_2048_PURE"] = "1"
+    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_plain_python_path_gives_identical_boards_games_and_vector_steps():
+    compiled, pure = _probe(False), _probe(True)
+    assert not compiled.pop("pure") and pure.pop("pure")
+    assert compiled == pure
+    assert max(compiled["games"][2]) > 50  # whole games were played
+
+
+def test_compiles_without_a_writable_cache():
+    code = (
+        "import numba.core.caching as c\n"
+        "c.CacheImpl._locator_classes = []\n"  # as when no cache directory is writable
+        "from agentos_env_2048 import _kernels as k\n"
+        "b = k.new_board(k.seed_states(1, 1), 0)\n"
+        "print(type(k.move).__name__, k.has_legal_move(b))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["CPUDispatcher", "True"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_games_end_stuck_and_reproduce(seed):
+    results = []
+    for _ in range(2):
+        states = kernels.seed_states(seed, 20)
+        scores, tops, lengths = (np.zeros(20, np.int64) for _ in range(3))
+        total = kernels.random_games(states, TABLES, scores, tops, lengths)
+        assert total == lengths.sum() and (tops >= 3).all() and (scores > 0).all()
+        results.append((scores.tolist(), tops.tolist()))
+    assert results[0] == results[1]

@@ -1,0 +1,158 @@
+"""The n-tuple network: indices, symmetries, search, checkpoints, settings, conformance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from agentos import testing
+from agentos_env_2048 import Game2048Env
+from agentos_env_2048 import _kernels as kernels
+from agentos_policy_ntuple import NTuplePolicy
+from agentos_policy_ntuple import _network as network
+
+SMALL = "0 1 2 3; 4 5 6 7; 0 1 4 5"
+TABLES = kernels.move_tables()
+
+
+class TestConformance(testing.PolicyConformance):
+    name = "ntuple"
+    environment = "2048"
+    settings = {"tuples": SMALL}
+
+
+class TestConformanceExpectimax(testing.PolicyConformance):
+    name = "ntuple"
+    environment = "2048"
+    settings = {"tuples": "0 1 2 3; 4 5 6 7", "depth": 2}
+
+
+def random_boards(count: int, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    return [kernels.board_from_cells(rng.integers(0, 14, 16) * (rng.random(16) < 0.8)) for _ in range(count)]
+
+
+def test_indices_read_the_tuple_cells_in_order():
+    layout = network.make_layout([(5, 1, 2, 3), (15, 0)])
+    out = np.zeros(16, np.int64)
+    cells = np.arange(16) % 16
+    board = kernels.board_from_cells(cells.reshape(4, 4))
+    network.weight_indices(board, network.network(np.zeros(layout.size, np.float32), layout), out)
+    assert out[0] == 5 + (1 << 4) + (2 << 8) + (3 << 12)  # identity symmetry, first tuple
+    assert out[1] == layout.offsets[1] + 15 + (0 << 4)
+    assert layout.size == 16**4 + 16**2 and not layout.default
+
+
+def test_the_written_out_default_path_equals_the_generic_one():
+    fast = network.make_layout(network.DEFAULT_TUPLES)
+    generic = fast._replace(default=False)
+    weights = np.random.default_rng(1).random(fast.size, dtype=np.float32)
+    for board in random_boards(200):
+        assert network.value(board, network.network(weights, fast)) == pytest.approx(
+            network.value(board, network.network(weights, generic)), rel=1e-6
+        )
+
+
+def test_symmetric_boards_have_the_same_value():
+    layout = network.make_layout(network.parse_tuples(SMALL))
+    weights = np.random.default_rng(2).random(layout.size, dtype=np.float32)
+    net = network.network(weights, layout)
+    for board in random_boards(50, seed=3):
+        values = {
+            round(network.value(np.uint64(b), net), 3)
+            for b in (board, kernels.transpose(board), kernels.mirror(board))
+        }
+        assert len(values) == 1
+
+
+def _expectimax(board, net) -> int:
+    """Depth-2 search written plainly: max over moves of points + E[spawn] max over moves."""
+    best, best_value = -1, -np.inf
+    for action in range(4):
+        after, points = kernels.move(board, action, TABLES)
+        if after == board:
+            continue
+        cells = [c for c in range(16) if not (int(after) >> (4 * c)) & 15]
+        expected = 0.0
+        for cell in cells:
+            for tile, p in ((1, 0.9), (2, 0.1)):
+                spawned = np.uint64(int(after) | (tile << (4 * cell)))
+                replies = [
+                    r_points + network.value(np.uint64(r_after), net)
+                    for r_after, r_points in (kernels.move(spawned, a, TABLES) for a in range(4))
+                    if r_after != spawned
+                ]
+                expected += p * max(replies, default=0.0) / len(cells)
+        if points + expected > best_value:
+            best, best_value = action, points + expected
+    return best
+
+
+def test_expectimax_depth_two_matches_a_plain_search():
+    layout = network.make_layout(network.parse_tuples(SMALL))
+    weights = np.random.default_rng(4).normal(size=layout.size).astype(np.float32) * 100
+    net = network.network(weights, layout)
+    for board in random_boards(30, seed=5):
+        if kernels.has_legal_move(board):
+            assert network.best_action(board, 2, net, TABLES) == _expectimax(board, net)
+
+
+def test_decide_batch_equals_decide():
+    env = Game2048Env()
+    policy = NTuplePolicy(env.observation_space, env.action_space, tuples=SMALL)
+    policy.weights[:] = np.random.default_rng(6).random(policy.weights.shape[0])
+    observations = []
+    observation, _ = env.reset(seed=0)
+    for step in range(200):
+        observations.append(observation)
+        observation, _, terminated, _, _ = env.step(step % 4)
+        if terminated:
+            observation, _ = env.reset()
+    batch = policy.decide_batch(np.stack(observations))
+    assert batch.tolist() == [policy.decide(o) for o in observations]
+
+
+def test_checkpoints_are_safetensors_sparse_or_dense_and_checked(tmp_path):
+    from safetensors.numpy import load_file, save_file
+
+    policy = NTuplePolicy(tuples=SMALL)
+    policy.weights[[3, 70000]] = [1.5, -2.0]
+    policy.save(str(tmp_path / "sparse"))
+    assert set(load_file(str(tmp_path / "sparse"))) == {"tuples", "indices", "values"}
+    policy.weights[:] = 0.25
+    policy.weights[9] = 3.0
+    policy.save(str(tmp_path / "dense"))
+    assert set(load_file(str(tmp_path / "dense"))) == {"tuples", "weights"}
+    for name in ("sparse", "dense"):
+        again = NTuplePolicy(tuples=SMALL)
+        again.load(str(tmp_path / name))
+        assert again.weights[9] == (3.0 if name == "dense" else 0.0)
+    with pytest.raises(ValueError, match="differ"):
+        NTuplePolicy(tuples="0 1 2 3").load(str(tmp_path / "dense"))
+    tensors = load_file(str(tmp_path / "sparse"))
+    tensors["indices"][0] = 1 << 40
+    save_file(tensors, str(tmp_path / "hostile"))
+    with pytest.raises(ValueError, match="out of range"):
+        NTuplePolicy(tuples=SMALL).load(str(tmp_path / "hostile"))
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"depth": 0}, "depth"),
+        ({"depth": 4}, "depth"),
+        ({"tuples": "0 1 1"}, "distinct"),
+        ({"tuples": "0 1 16"}, "0-15"),
+        ({"tuples": ";"}, "at least one"),
+        ({"tuples": "0 1 2 3 4 5 6 7 8"}, "1-8"),
+    ],
+)
+def test_bad_settings_are_clear(settings, message):
+    with pytest.raises(ValueError, match=message):
+        NTuplePolicy(**settings)
+
+
+def test_refuses_boards_that_are_not_2048():
+    from gymnasium import spaces
+
+    with pytest.raises(ValueError, match="4x4"):
+        NTuplePolicy(spaces.Box(0, 1, (3, 3)), spaces.Discrete(4))

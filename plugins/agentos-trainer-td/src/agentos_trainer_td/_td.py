@@ -1,0 +1,81 @@
+"""TD(0) over afterstates (Szubert & Jaśkowski 2014), whole games per call, as a numba kernel.
+
+Each move picks ``argmax_a points(a) + V(afterstate(a))`` and then moves the value of the previous
+afterstate towards ``points + V(new afterstate)``; a finished game pulls its last afterstate to 0.
+``alpha`` is the step for the whole value (each of the ``8 * tuples`` weights read moves by
+``alpha / features`` of the error).  With temporal coherence (TC, Jaśkowski 2018) every weight's
+step is further scaled by ``|E| / A``, the ratio of its accumulated signed and absolute errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from agentos_env_2048._jit import njit
+from agentos_env_2048._kernels import max_exponent, move, new_board, spawn
+from agentos_policy_ntuple._network import add, value, weight_indices
+
+
+@njit
+def _add_coherent(board, error, alpha, net, signed, absolute, indices):
+    """TC update: each weight moves by ``alpha * |E|/A * error``, then E and A take ``error``."""
+    weights = net[1]
+    weight_indices(board, net, indices)
+    for i in indices:
+        total = float(absolute[i])  # float64 in numba and in plain Python alike
+        rate = abs(float(signed[i])) / total if total > 0.0 else 1.0
+        weights[i] = float(weights[i]) + alpha * rate * error
+        signed[i] = float(signed[i]) + error
+        absolute[i] = total + abs(error)
+
+
+@njit
+def train_games(
+    states, games, alpha, coherent, net, signed, absolute, tables, scores, max_exponents, lengths
+):
+    """Play and learn from ``games`` games on rng slot 0; return the number of moves made.
+
+    ``scores[g]``, ``max_exponents[g]`` and ``lengths[g]`` receive each game's result.  ``signed``/``absolute``
+    are the TC accumulators (used only when ``coherent``).
+    """
+    features = 8 * net[3].shape[0]
+    indices = np.empty(features, dtype=np.int64)
+    step = alpha / features
+    moves = 0
+    for game in range(games):
+        board = new_board(states, 0)
+        started_at = moves
+        score = 0
+        previous = np.uint64(0)
+        previous_value = 0.0
+        started = False
+        while True:
+            best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
+            for action in range(4):
+                after, points = move(board, action, tables)
+                if after == board:
+                    continue
+                v = points + value(after, net)
+                if v > best_value:
+                    best, best_value, best_after, best_points = action, v, after, points
+            if best < 0:
+                break
+            if started:
+                error = best_value - previous_value
+                if coherent:
+                    _add_coherent(previous, error, step, net, signed, absolute, indices)
+                else:
+                    add(previous, step * error, net)
+            previous, previous_value, started = best_after, best_value - best_points, True
+            score += best_points
+            board = spawn(best_after, states, 0)
+            moves += 1
+        if started:
+            error = -value(previous, net)
+            if coherent:
+                _add_coherent(previous, error, step, net, signed, absolute, indices)
+            else:
+                add(previous, step * error, net)
+        scores[game] = score
+        max_exponents[game] = max_exponent(board)
+        lengths[game] = moves - started_at
+    return moves

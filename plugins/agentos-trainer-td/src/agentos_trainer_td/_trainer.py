@@ -1,0 +1,69 @@
+"""``TDTrainer``: the AgentOS face of the TD(0) kernel in :mod:`agentos_trainer_td._td`."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from agentos import Trainer
+
+
+class TDTrainer(Trainer):
+    """TD(0) on afterstates (Szubert & Jaskowski 2014) for the ``ntuple`` policy on 2048.
+
+    Settings: ``alpha`` -- the step for the whole value (0.1; each of the ``8 * tuples`` weights a
+    board reads moves by ``alpha / (8 * tuples)`` of the TD error); ``coherent`` -- temporal
+    coherence learning rates (Jaskowski 2018; alpha 0.1-0.5: at 1.0 it overshoots); ``seed``.
+
+    Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
+    rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
+    makes a million moves a second possible.  The environment must be ``agentos-env-2048``'s.
+    ``callback(score, moves)`` is called after every game.
+    """
+
+    def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None):
+        alpha = float(alpha)
+        if not 0.0 < alpha <= 10.0:
+            raise ValueError(f"alpha must be in (0, 10], got {alpha}")
+        self.alpha = alpha
+        self.coherent = coherent if isinstance(coherent, bool) else str(coherent).lower() in ("1", "true", "yes", "on")
+        self.seed = seed
+        self._accumulators: tuple[np.ndarray, np.ndarray] | None = None
+
+    def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
+        """Train for ``episodes`` games or about ``steps`` moves; returns the number of games."""
+        from agentos_env_2048 import Game2048Env
+        from agentos_env_2048._kernels import move_tables, seed_states
+
+        from agentos_trainer_td._td import train_games
+
+        if not hasattr(policy, "layout") or not hasattr(policy, "weights"):
+            raise TypeError(f"the td trainer trains the ntuple policy, not {type(policy).__name__}")
+        if environment is not None and not isinstance(getattr(environment, "unwrapped", None), Game2048Env):
+            raise TypeError("the td trainer learns 2048: use agentos-env-2048's environment")
+        if episodes is None and steps is None:
+            raise ValueError("give episodes or steps")
+        seed = self.seed if seed is None else seed
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "little")
+        states = seed_states(int(seed), 1)
+        signed, absolute = self._coherence_accumulators(policy)
+        tables, net = move_tables(), policy.network
+        score, top, length = (np.zeros(1, np.int64) for _ in range(3))
+        games = moves = 0
+        max_games = episodes if episodes is not None else float("inf")
+        max_moves = steps if steps is not None else float("inf")
+        while games < max_games and moves < max_moves:
+            moves += train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
+                                 tables, score, top, length)
+            games += 1
+            if callback is not None and callback(float(score[0]), int(length[0])) is False:
+                break
+        return games
+
+    def _coherence_accumulators(self, policy) -> tuple[np.ndarray, np.ndarray]:
+        """TC's per-weight sums of errors and of absolute errors (kept across ``train`` calls)."""
+        size = policy.weights.shape[0] if self.coherent else 1
+        if self._accumulators is None or self._accumulators[0].shape[0] != size:
+            self._accumulators = (np.zeros(size, np.float32), np.zeros(size, np.float32))
+        return self._accumulators
