@@ -1,0 +1,90 @@
+"""Agent services through handles: local exchange in process, Redis and HTTP exchanges across processes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import make_agent
+
+from agentos_academy import AgentActionError, AgentStartError, launch
+
+
+def test_local_exchange_round_trips_observations_weights_and_records(tmp_path):
+    agent = make_agent(tmp_path, "alice")
+
+    async def scenario():
+        async with launch([agent], exchange="local") as (a,):
+            trained = await a.train(episodes=30)
+            stats = await a.stats()
+            weights = await a.get_weights()
+            action = await a.decide(3)
+            record = await a.checkpoint()
+            return trained, stats, weights, action, record
+
+    trained, stats, weights, action, record = asyncio.run(scenario())
+    assert trained["episodes"] == 30 and stats["episodes_trained"] == 30 and stats["steps_trained"] > 0
+    assert isinstance(weights, bytes) and len(weights) > 100
+    assert isinstance(action, int)
+    assert (agent / "runs" / record["run"] / "meta.json").is_file() or (agent / "runs" / record["run"]).is_dir()
+    assert record["checkpoint"] and (agent / "runs" / record["run"]).exists()
+
+
+def test_action_error_names_agent_and_action(tmp_path):
+    agent = make_agent(tmp_path, "bob")
+
+    async def scenario():
+        async with launch([agent], exchange="local") as (b,):
+            await b.set_settings({"no_such_setting": 1.0})
+
+    with pytest.raises(AgentActionError, match=r"agent bob: action 'set_settings' failed: ValueError: .*no_such_setting"):
+        asyncio.run(scenario())
+
+
+def test_agent_that_fails_to_start_gives_one_clear_error(tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "agent.ini").write_text("[environment]\ndefault = no_such_environment\n")
+
+    async def scenario():
+        async with launch([broken], exchange="local", start_timeout=30):
+            pass
+
+    with pytest.raises(AgentStartError, match="agent broken"):
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_redis_exchange_agents_in_separate_processes_copy_weights(tmp_path, redis_url):
+    a_dir, b_dir = make_agent(tmp_path, "a"), make_agent(tmp_path, "b", alpha=0.1)
+
+    async def scenario():
+        async with launch([a_dir, b_dir], exchange=redis_url, executor="process") as (a, b):
+            await a.train(episodes=40)
+            weights = await a.get_weights()
+            await b.set_weights(weights)
+            return weights, await b.get_weights(), await b.decide(2)
+
+    sent, received, action = asyncio.run(scenario())
+    assert sent == received and isinstance(action, int)
+
+
+def test_http_exchange(tmp_path, http_exchange):
+    agent = make_agent(tmp_path, "h")
+
+    async def scenario():
+        async with launch([agent], exchange=http_exchange, executor="thread") as (h,):
+            await h.train(episodes=5)
+            return await h.stats()
+
+    assert asyncio.run(scenario())["episodes_trained"] == 5
+
+
+def test_bad_exchange_address_is_one_line(tmp_path):
+    agent = make_agent(tmp_path, "x")
+
+    async def scenario():
+        async with launch([agent], exchange="ftp://nowhere"):
+            pass
+
+    with pytest.raises(Exception, match="bad exchange 'ftp://nowhere'"):
+        asyncio.run(scenario())
