@@ -24,7 +24,7 @@ def exchange_factory(address: str):
     if parts.scheme == "redis":
         from academy.exchange import RedisExchangeFactory
 
-        return RedisExchangeFactory(parts.hostname, port)
+        return RedisExchangeFactory(parts.hostname, port, socket_timeout=None, socket_connect_timeout=10)
     from academy.exchange.cloud.client import HttpExchangeFactory
 
     return HttpExchangeFactory(f"{parts.scheme}://{parts.hostname}:{port}", ssl_verify=parts.scheme == "https")
