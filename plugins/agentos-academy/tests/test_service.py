@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import make_agent
-
 from agentos_academy import AgentActionError, AgentStartError, launch
+from conftest import make_agent
 
 
 def test_local_exchange_round_trips_observations_weights_and_records(tmp_path):
@@ -37,7 +36,8 @@ def test_action_error_names_agent_and_action(tmp_path):
         async with launch([agent], exchange="local") as (b,):
             await b.set_settings({"no_such_setting": 1.0})
 
-    with pytest.raises(AgentActionError, match=r"agent bob: action 'set_settings' failed: ValueError: .*no_such_setting"):
+    expected = r"agent bob: action 'set_settings' failed: ValueError: .*no_such_setting"
+    with pytest.raises(AgentActionError, match=expected):
         asyncio.run(scenario())
 
 
