@@ -2,5 +2,6 @@
 
 from ._errors import AgentActionError, AgentStartError
 from ._launch import connect, launch
+from ._pbt import population_based_training
 
-__all__ = ["AgentActionError", "AgentStartError", "connect", "launch"]
+__all__ = ["AgentActionError", "AgentStartError", "connect", "launch", "population_based_training"]
