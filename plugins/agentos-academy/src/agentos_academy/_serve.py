@@ -13,6 +13,11 @@ def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0) -> int:
     """Register the agent, print its id, and run it; returns the exit code."""
     if not os.path.isfile(os.path.join(agent_dir, "agent.ini")):
         raise AgentOSError(f"no agent.ini in {agent_dir}")
+    if not os.environ.get("AGENTOS_DEBUG"):  # academy logs tracebacks of lost connections; we print one line
+        import logging
+
+        for name in ("academy", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     return asyncio.run(_serve(agent_dir, exchange, train_continuously))
 
 
@@ -37,6 +42,9 @@ async def _serve(agent_dir: str, exchange: str, train_continuously: int) -> int:
     except Exception as exc:
         raise AgentOSError(f"agent {name} stopped: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     finally:
-        await client.close()
+        try:
+            await client.close()
+        except Exception:  # the exchange is gone already: nothing left to close
+            pass
     print(f"agent {name} shut down", file=sys.stderr)
     return 0
