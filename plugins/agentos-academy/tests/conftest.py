@@ -81,10 +81,30 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture
-def redis_url(tmp_path):
-    proc, port = start_redis(tmp_path)
-    yield f"redis://127.0.0.1:{port}"
-    stop(proc)
+def agent_factory(tmp_path):
+    """``agent_factory(name, alpha=, epsilon=)``: a corridor + q_table + sarsa agent folder."""
+    return lambda name, **settings: make_agent(tmp_path, name, **settings)
+
+
+class RedisServer:
+    def __init__(self, tmp_path: Path):
+        self.process, port = start_redis(tmp_path)
+        self.url = f"redis://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        stop(self.process)
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    return redis_server.url
 
 
 @pytest.fixture

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from agentos_academy import launch, population_based_training
-from conftest import make_agent
 
 
-def test_exploit_copies_weights_and_settings_of_a_better_peer(tmp_path):
-    dirs = [make_agent(tmp_path, f"p{i}", alpha=a, epsilon=e) for i, (a, e) in enumerate([(0.5, 0.1), (0.01, 0.9),
+def test_exploit_copies_weights_and_settings_of_a_better_peer(agent_factory, tmp_path):
+    dirs = [agent_factory(f"p{i}", alpha=a, epsilon=e) for i, (a, e) in enumerate([(0.5, 0.1), (0.01, 0.9),
                                                                                           (0.3, 0.2), (0.05, 0.6)])]
 
     async def scenario():

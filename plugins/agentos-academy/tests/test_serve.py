@@ -7,13 +7,11 @@ import subprocess
 import sys
 
 from agentos_academy import connect
-from conftest import make_agent, start_redis, stop
 
 
-def test_serve_prints_id_answers_handles_and_exits_with_one_line_when_redis_is_lost(tmp_path):
-    redis, port = start_redis(tmp_path)
-    url = f"redis://127.0.0.1:{port}"
-    agent = make_agent(tmp_path, "served")
+def test_serve_prints_id_answers_handles_and_exits_with_one_line_on_lost_redis(agent_factory, redis_server):
+    url = redis_server.url
+    agent = agent_factory("served")
     serve = subprocess.Popen([sys.executable, "-m", "agentos", "serve", str(agent), "--exchange", url],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -26,7 +24,7 @@ def test_serve_prints_id_answers_handles_and_exits_with_one_line_when_redis_is_l
         action, stats = asyncio.run(use())
         assert isinstance(action, int) and stats["name"] == "served"
     finally:
-        stop(redis)
+        redis_server.stop()
     _, err = serve.communicate(timeout=60)
     assert serve.returncode == 1
     assert len(err.strip().splitlines()) == 1

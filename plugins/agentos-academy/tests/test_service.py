@@ -6,11 +6,10 @@ import asyncio
 
 import pytest
 from agentos_academy import AgentActionError, AgentStartError, launch
-from conftest import make_agent
 
 
-def test_local_exchange_round_trips_observations_weights_and_records(tmp_path):
-    agent = make_agent(tmp_path, "alice")
+def test_local_exchange_round_trips_observations_weights_and_records(agent_factory, tmp_path):
+    agent = agent_factory("alice")
 
     async def scenario():
         async with launch([agent], exchange="local") as (a,):
@@ -29,8 +28,8 @@ def test_local_exchange_round_trips_observations_weights_and_records(tmp_path):
     assert record["checkpoint"] and (agent / "runs" / record["run"]).exists()
 
 
-def test_action_error_names_agent_and_action(tmp_path):
-    agent = make_agent(tmp_path, "bob")
+def test_action_error_names_agent_and_action(agent_factory, tmp_path):
+    agent = agent_factory("bob")
 
     async def scenario():
         async with launch([agent], exchange="local") as (b,):
@@ -41,7 +40,7 @@ def test_action_error_names_agent_and_action(tmp_path):
         asyncio.run(scenario())
 
 
-def test_agent_that_fails_to_start_gives_one_clear_error(tmp_path):
+def test_agent_that_fails_to_start_gives_one_clear_error(agent_factory, tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "agent.ini").write_text("[environment]\ndefault = no_such_environment\n")
@@ -54,8 +53,8 @@ def test_agent_that_fails_to_start_gives_one_clear_error(tmp_path):
         asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
-def test_redis_exchange_agents_in_separate_processes_copy_weights(tmp_path, redis_url):
-    a_dir, b_dir = make_agent(tmp_path, "a"), make_agent(tmp_path, "b", alpha=0.1)
+def test_redis_exchange_agents_in_separate_processes_copy_weights(agent_factory, tmp_path, redis_url):
+    a_dir, b_dir = agent_factory("a"), agent_factory("b", alpha=0.1)
 
     async def scenario():
         async with launch([a_dir, b_dir], exchange=redis_url, executor="process") as (a, b):
@@ -69,8 +68,8 @@ def test_redis_exchange_agents_in_separate_processes_copy_weights(tmp_path, redi
     assert b_after == of_a != b_before  # b now acts as a does: the weights went through the exchange
 
 
-def test_http_exchange(tmp_path, http_exchange):
-    agent = make_agent(tmp_path, "h")
+def test_http_exchange(agent_factory, tmp_path, http_exchange):
+    agent = agent_factory("h")
 
     async def scenario():
         async with launch([agent], exchange=http_exchange, executor="thread") as (h,):
@@ -80,8 +79,8 @@ def test_http_exchange(tmp_path, http_exchange):
     assert asyncio.run(scenario())["episodes_trained"] == 5
 
 
-def test_bad_exchange_address_is_one_line(tmp_path):
-    agent = make_agent(tmp_path, "x")
+def test_bad_exchange_address_is_one_line(agent_factory, tmp_path):
+    agent = agent_factory("x")
 
     async def scenario():
         async with launch([agent], exchange="ftp://nowhere"):
