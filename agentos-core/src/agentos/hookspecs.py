@@ -30,3 +30,12 @@ def agentos_episode_end(run, episode, episode_return, length, info):
 @hookspec
 def agentos_run_end(run, summary):
     """The run ended (also after Ctrl-C or an error: see ``summary["status"]``)."""
+
+
+@hookspec
+def agentos_register_commands(subparsers):
+    """Add subcommands to ``agentos`` (``subparsers.add_parser(...)``, ``set_defaults(handler=f)``).
+
+    Declare each command name as an entry point in the group ``agentos.commands`` pointing at the
+    module that implements this hook: the module is imported only when that command is invoked.
+    """

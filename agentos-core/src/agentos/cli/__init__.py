@@ -12,7 +12,8 @@ KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; plugin commands are listed from metadata, and only ``load_command``'s is imported."""
     parser = argparse.ArgumentParser(
         prog="agentos",
         description="Build, share and run reinforcement-learning agents made of pip-installable components.",
@@ -48,7 +49,47 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in COMMAND_MODULES:
         importlib.import_module(module, __name__).add_commands(sub)
+    _add_plugin_commands(sub, load_command)
     return parser
+
+
+def _add_plugin_commands(sub, load_command: str | None) -> None:
+    """Commands from entry points ``agentos.commands``: a placeholder each, the real one when used."""
+    from ..host import discover_commands
+
+    for spec in discover_commands():
+        if spec.name in sub.choices:
+            continue  # core commands win
+        if spec.name != load_command:
+            help_text = f"{spec.summary or 'plugin command'} [{spec.package}]"
+            sub.add_parser(spec.name, help=help_text).set_defaults(handler=None, plugin_error=None)
+            continue
+        try:
+            import importlib
+
+            import pluggy
+
+            from .. import hookspecs
+
+            if spec.problem:
+                raise ValueError(spec.problem)
+            manager = pluggy.PluginManager("agentos")
+            manager.add_hookspecs(hookspecs)
+            manager.register(importlib.import_module(spec.module), name=f"command.{spec.name}")
+            manager.hook.agentos_register_commands(subparsers=sub)
+            if spec.name not in sub.choices:
+                raise ValueError(f"{spec.module} registered no command {spec.name!r}")
+        except Exception as exc:  # a broken plugin breaks only its own command
+            where = f"{spec.package} {spec.version}"
+            message = f"command {spec.name!r} ({where}) failed to load: {type(exc).__name__}: {exc}".splitlines()[0]
+            if spec.name not in sub.choices:
+                sub.add_parser(spec.name, add_help=False)
+            sub.choices[spec.name].set_defaults(handler=None, plugin_error=message)
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _init(args) -> int:
@@ -117,8 +158,12 @@ def _list(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agentos`` command; returns the exit code."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(load_command=_command_word(words))
     args = parser.parse_args(argv)
+    if getattr(args, "plugin_error", None):
+        print(f"agentos: error: {args.plugin_error}", file=sys.stderr)
+        return 1
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -1,6 +1,6 @@
 """The component host: discovery from entry points, lazy loading, per-plugin errors."""
 
-from ._discovery import ComponentSpec, cache_dir, discover
+from ._discovery import ComponentSpec, cache_dir, discover, discover_commands
 from ._host import DISABLE_ENV, ComponentHost, error_key, recorded_errors
 from ._names import (
     KINDS,
@@ -21,6 +21,7 @@ __all__ = [
     "canonical_kind",
     "did_you_mean",
     "discover",
+    "discover_commands",
     "distribution_name",
     "error_key",
     "is_valid_name",

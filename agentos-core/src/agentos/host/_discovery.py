@@ -14,7 +14,8 @@ import sys
 
 from ._names import GROUP_PREFIX, KINDS, normalize
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
+COMMAND_KIND = "command"
 _VALUE_RE = re.compile(r"^\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*\s*)?(\[[^\]]*\])?\s*$")
 
 
@@ -116,7 +117,8 @@ def scan_entry_points() -> list[ComponentSpec]:
         summary = dist.metadata.get("Summary") or ""
         for ep in eps:
             kind = ep.group[len(GROUP_PREFIX) :]
-            if kind not in KINDS:
+            kind = COMMAND_KIND if kind == "commands" else kind  # CLI subcommands offered by plugins
+            if kind not in KINDS and kind != COMMAND_KIND:
                 continue  # "agentos.plugins" and other groups are not components
             problem = "" if _VALUE_RE.match(ep.value) else f"malformed entry point {ep.value!r}"
             specs.append(ComponentSpec(kind, ep.name, ep.value, dist_name, dist.version, summary, problem=problem))
@@ -125,6 +127,15 @@ def scan_entry_points() -> list[ComponentSpec]:
 
 def discover(use_cache: bool = True) -> list[ComponentSpec]:
     """All installed components, from the cache when it is still valid."""
+    return [s for s in _discover_all(use_cache) if s.kind != COMMAND_KIND]
+
+
+def discover_commands(use_cache: bool = True) -> list[ComponentSpec]:
+    """Subcommands that plugins add (entry points ``agentos.commands``: name = module), not imported."""
+    return [s for s in _discover_all(use_cache) if s.kind == COMMAND_KIND]
+
+
+def _discover_all(use_cache: bool) -> list[ComponentSpec]:
     path = _cache_path()
     stamps = _fingerprint()
     if use_cache:

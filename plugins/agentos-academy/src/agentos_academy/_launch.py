@@ -1,0 +1,152 @@
+"""``launch`` agent folders as Academy agents and ``connect`` to running ones, with bounded waits."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+
+from ._errors import AgentActionError, AgentStartError
+
+START_TIMEOUT = 60.0
+ACTION_TIMEOUT = 600.0
+
+
+class ServiceHandle:
+    """A handle to an agent service: ``await handle.decide(obs)``; errors name the agent and action."""
+
+    def __init__(self, handle, label: str, timeout: float = ACTION_TIMEOUT):
+        self.handle = handle
+        self.label = label
+        self.timeout = timeout
+
+    @property
+    def agent_id(self):
+        return self.handle.agent_id
+
+    async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
+        """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
+        limit = self.timeout if timeout is None else timeout
+        try:
+            return await asyncio.wait_for(self.handle.action(action, *args, **kwargs), limit)
+        except TimeoutError:
+            raise AgentActionError(
+                f"agent {self.label}: action {action!r} got no answer within {limit:g} s (is the agent running?)"
+            ) from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            text = str(exc).strip().splitlines()
+            detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+            raise AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}") from exc
+
+    def __getattr__(self, action: str):
+        if action.startswith("_"):
+            raise AttributeError(action)
+
+        async def remote(*args, **kwargs):
+            return await self.call(action, *args, **kwargs)
+
+        remote.__name__ = action
+        return remote
+
+    def __repr__(self) -> str:
+        return f"ServiceHandle({self.label}, {self.handle.agent_id.uid})"
+
+
+def _executor(exchange: str, executor: str | None, workers: int):
+    if executor is None:
+        executor = "event_loop" if exchange.strip() == "local" else "process"
+    if executor == "event_loop":
+        return None
+    if exchange.strip() == "local":
+        raise AgentStartError("the local exchange lives in this process: use executor='event_loop'")
+    if executor == "process":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    if executor == "thread":
+        from concurrent.futures import ThreadPoolExecutor
+
+        return ThreadPoolExecutor(max_workers=workers)
+    raise AgentStartError(f"unknown executor {executor!r}: use event_loop, process or thread")
+
+
+async def _started(manager, handle, label: str, timeout: float) -> None:
+    """Wait until the agent answers a ping, or fail at once if its run task ends, or after ``timeout``."""
+    acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
+    ping = asyncio.ensure_future(handle.ping(timeout=timeout))
+    watch = {ping} | ({acb.task} if acb is not None else set())
+    done, _ = await asyncio.wait(watch, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    if ping in done and ping.exception() is None:
+        problem = await asyncio.wait_for(handle.action("startup_error"), timeout)
+        if problem:
+            raise AgentStartError(f"agent {label} failed to start: {problem}")
+        return
+    ping.cancel()
+    with contextlib.suppress(BaseException):
+        await ping
+    if acb is not None and acb.task in done:
+        exc = acb.task.exception()
+        reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        raise AgentStartError(f"agent {label} failed to start: {reason}")
+    raise AgentStartError(f"agent {label} did not start within {timeout:g} s")
+
+
+@contextlib.asynccontextmanager
+async def launch(
+    agent_dirs: list[str],
+    *,
+    exchange: str = "local",
+    executor: str | None = None,
+    train_continuously: int = 0,
+    start_timeout: float = START_TIMEOUT,
+    action_timeout: float = ACTION_TIMEOUT,
+):
+    """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
+
+    ``executor``: ``event_loop`` (this process; the default for the local exchange), ``process``
+    (a process pool, one worker per agent; the default otherwise) or ``thread``. Leaving the block
+    shuts every agent down.
+    """
+    from academy.manager import Manager
+
+    from ._exchange import exchange_factory
+    from ._service import AgentService
+
+    if isinstance(agent_dirs, str | os.PathLike):
+        agent_dirs = [agent_dirs]
+    pool = _executor(exchange, executor, max(1, len(agent_dirs)))
+    manager = await Manager.from_exchange_factory(exchange_factory(exchange), executors=pool)
+    async with manager:
+        handles = []
+        for agent_dir in agent_dirs:
+            label = os.path.basename(os.path.abspath(str(agent_dir)))
+            handle = await manager.launch(
+                AgentService, args=(os.path.abspath(str(agent_dir)),),
+                kwargs={"train_continuously": train_continuously}, name=label,
+            )
+            handles.append(ServiceHandle(handle, label, action_timeout))
+        await asyncio.gather(*(_started(manager, h.handle, h.label, start_timeout) for h in handles))
+        yield tuple(handles)
+
+
+@contextlib.asynccontextmanager
+async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTION_TIMEOUT):
+    """A handle to a running agent service (the id ``agentos serve`` printed)."""
+    import uuid
+
+    from academy.identifier import AgentId
+    from academy.manager import Manager
+
+    from ._exchange import exchange_factory
+
+    try:
+        uid = uuid.UUID(str(agent_id).strip())
+    except ValueError:
+        raise AgentActionError(f"bad agent id {agent_id!r}: use the id that agentos serve printed") from None
+    manager = await Manager.from_exchange_factory(exchange_factory(exchange))
+    async with manager:
+        handle = manager.get_handle(AgentId(uid=uid))
+        yield ServiceHandle(handle, str(uid)[:8], action_timeout)

@@ -1,0 +1,50 @@
+"""Serve one agent folder in this process until it is shut down (or the exchange is lost)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from agentos.errors import AgentOSError
+
+
+def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0) -> int:
+    """Register the agent, print its id, and run it; returns the exit code."""
+    if not os.path.isfile(os.path.join(agent_dir, "agent.ini")):
+        raise AgentOSError(f"no agent.ini in {agent_dir}")
+    if not os.environ.get("AGENTOS_DEBUG"):  # academy logs tracebacks of lost connections; we print one line
+        import logging
+
+        for name in ("academy", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    return asyncio.run(_serve(agent_dir, exchange, train_continuously))
+
+
+async def _serve(agent_dir: str, exchange: str, train_continuously: int) -> int:
+    from academy.runtime import Runtime
+
+    from ._exchange import exchange_factory
+    from ._service import AgentService
+
+    factory = exchange_factory(exchange)
+    name = os.path.basename(os.path.abspath(agent_dir))
+    try:
+        client = await factory.create_user_client()
+        registration = await client.register_agent(AgentService, name=name)
+    except Exception as exc:
+        raise AgentOSError(f"cannot reach exchange {exchange}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+    print(registration.agent_id.uid, flush=True)
+    agent = AgentService(os.path.abspath(agent_dir), train_continuously=train_continuously)
+    try:
+        async with Runtime(agent, exchange_factory=factory, registration=registration) as runtime:
+            await runtime.wait_shutdown()
+    except Exception as exc:
+        raise AgentOSError(f"agent {name} stopped: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+    finally:
+        try:
+            await client.close()
+        except Exception:  # the exchange is gone already: nothing left to close
+            pass
+    print(f"agent {name} shut down", file=sys.stderr)
+    return 0

@@ -1,0 +1,101 @@
+"""``AgentService``: an AgentOS agent folder as an Academy agent (actions, an optional training loop)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from academy.agent import Agent, action, loop
+
+
+class AgentService(Agent):
+    """Serves one agent folder. Heavy actions run in a worker thread so messages keep flowing.
+
+    ``train_continuously`` episodes per round are trained by a control loop whose progress
+    (``progress()``) is updated after every round, until the agent shuts down.
+    """
+
+    def __init__(self, agent_dir: str, *, train_continuously: int = 0):
+        super().__init__()
+        self.agent_dir = str(agent_dir)
+        self.train_continuously = int(train_continuously)
+        self._learner = None
+        self._progress: dict = {"rounds": 0}
+        self._startup_error = ""
+
+    @property
+    def learner(self):
+        if self._learner is None:
+            raise RuntimeError(f"the agent failed to start: {self._startup_error or 'not started yet'}")
+        return self._learner
+
+    @action
+    async def startup_error(self) -> str:
+        """Empty when the agent folder's agent was built; else why it was not."""
+        return self._startup_error
+
+    async def agent_on_startup(self) -> None:
+        from ._learner import Learner
+
+        try:
+            self._learner = await self.agent_run_sync(Learner, self.agent_dir)
+        except Exception as exc:  # reported to callers by ``startup_error`` (they would wait otherwise)
+            text = str(exc).strip().splitlines()
+            self._startup_error = f"{type(exc).__name__}: {text[0] if text else ''}"
+
+    async def agent_on_shutdown(self) -> None:
+        if self._learner is not None:
+            self._learner.close()
+
+    @action
+    async def decide(self, observation):
+        return self.learner.decide(observation)  # fast: answered on the event loop
+
+    @action
+    async def run(self, episodes: int = 1, seed: int | None = None) -> dict:
+        return await self.agent_run_sync(self.learner.run, int(episodes), seed)
+
+    @action
+    async def train(self, episodes: int | None = None, steps: int | None = None, seed: int | None = None) -> dict:
+        return await self.agent_run_sync(self.learner.train, episodes, steps, seed)
+
+    @action
+    async def evaluate(self, episodes: int = 10, seed: int | None = None) -> dict:
+        return await self.agent_run_sync(self.learner.run, int(episodes), seed)
+
+    @action
+    async def stats(self) -> dict:
+        return self.learner.stats()
+
+    @action
+    async def progress(self) -> dict:
+        return dict(self._progress)
+
+    @action
+    async def get_settings(self) -> dict:
+        return self.learner.get_settings()
+
+    @action
+    async def set_settings(self, settings: dict) -> dict:
+        return self.learner.set_settings(settings)
+
+    @action
+    async def get_weights(self) -> bytes:
+        return await self.agent_run_sync(self.learner.get_weights)
+
+    @action
+    async def set_weights(self, weights: bytes) -> None:
+        await self.agent_run_sync(self.learner.set_weights, weights)
+
+    @action
+    async def checkpoint(self) -> dict:
+        return await self.agent_run_sync(self.learner.checkpoint)
+
+    @loop
+    async def keep_training(self, shutdown: asyncio.Event) -> None:
+        if self.train_continuously < 1 or self._learner is None:
+            await shutdown.wait()
+            return
+        while not shutdown.is_set():
+            result = await self.agent_run_sync(self.learner.train, self.train_continuously, None, None)
+            self._progress = {"rounds": self._progress["rounds"] + 1, **result, **self.learner.stats()}
+

@@ -1,0 +1,119 @@
+"""Real services for the tests: agent folders, a redis-server and Academy's HTTP exchange on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+CORRIDOR_SARSA = """\
+[environment]
+default = corridor
+
+[policy]
+default = q_table
+
+[trainer]
+default = sarsa
+
+[environment.corridor]
+package = agentos-env-corridor
+
+[policy.q_table]
+package = agentos-policy-q-table
+
+[trainer.sarsa]
+package = agentos-trainer-sarsa
+alpha = {alpha}
+epsilon = {epsilon}
+"""
+
+
+def make_agent(root: Path, name: str, alpha: float = 0.5, epsilon: float = 0.1) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "agent.ini").write_text(textwrap.dedent(CORRIDOR_SARSA.format(alpha=alpha, epsilon=epsilon)))
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def start_redis(tmp_path: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    proc = subprocess.Popen(
+        ["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    wait_port(port, proc)
+    return proc, port
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def agent_factory(tmp_path):
+    """``agent_factory(name, alpha=, epsilon=)``: a corridor + q_table + sarsa agent folder."""
+    return lambda name, **settings: make_agent(tmp_path, name, **settings)
+
+
+class RedisServer:
+    def __init__(self, tmp_path: Path):
+        self.process, port = start_redis(tmp_path)
+        self.url = f"redis://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        stop(self.process)
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    return redis_server.url
+
+
+@pytest.fixture
+def http_exchange(tmp_path):
+    port = free_port()
+    config = tmp_path / "exchange.toml"
+    config.write_text(f'host = "127.0.0.1"\nport = {port}\n')
+    proc = subprocess.Popen([sys.executable, "-m", "academy.exchange.cloud", "--config", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port, proc, 60)
+    yield f"http://127.0.0.1:{port}"
+    stop(proc)
