@@ -188,6 +188,8 @@ def train(
                 summary = _finish_training(rec, run, agent, hook, status, error)
         if summary.get("checkpoint_error"):
             raise AgentOSError(f"the trained policy could not be saved: {summary['checkpoint_error']}")
+        if summary["status"] == "failed":  # a tracker failed at the end (a full disk): the record says so
+            raise AgentOSError(f"run {summary['run']} failed: {summary.get('error')}")
         return summary
     finally:
         context.close()
