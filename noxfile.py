@@ -6,7 +6,6 @@ CPU build lying on disk, while an open range would download a CUDA build of seve
 
 from __future__ import annotations
 
-import functools
 import glob
 import os
 
@@ -58,33 +57,22 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """The registry demo (seed 001): an agent with its own venv installs, trains, switches to DQN, runs."""
+    """The README's Quick start, every block run as written (bash -e) in a new folder: an agent with
+    its own venv installs, trains, switches to DQN, runs. The README is the one source of these lines."""
+    import shutil
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from readme_blocks import QUICK_START, blocks, script
+
     session.install("--no-build-isolation", "hatchling", "editables")
     session.install("--no-build-isolation", "-e", "./agentos-core")
-    agent_dir = os.path.abspath(os.path.join(session.create_tmp(), "my_agent"))
-    if os.path.exists(agent_dir):
-        import shutil
-
-        shutil.rmtree(agent_dir)
-    agentos = functools.partial(session.run, "agentos")
-    agentos("init", agent_dir, "--venv")  # agentos-core, corridor and random from index/, in my_agent/.venv
-    session.chdir(agent_dir)
-    agentos("run", "agent.ini", "--episodes", "5", "--seed", "0")
-    agentos("search", "environment")
-    agentos("install", "environment", "2048", "--default")
-    agentos("install", "policy", "q_table", "--default")
-    agentos("install", "trainer", "sarsa")
-    agentos("train", "agent.ini", "1000", "--seed", "0")
-    agentos("run", "agent.ini", "--episodes", "5", "--seed", "1")
-    python = os.path.join(agent_dir, ".venv", "bin", "python")
-    session.run(python, "-m", "pip", "install", "-q", TORCH, external=True)  # the CPU build, before DQN
-    agentos("install", "policy", "dqn", "--default")
-    agentos("install", "trainer", "dqn_sgd", "--default")
-    agentos("train", "agent.ini", "5000", "--steps", "--seed", "0")
-    agentos("run", "agent.ini", "--episodes", "5", "--seed", "1")
-    agentos("runs")
-    agentos("list")
-    session.run(python, "-c", "import acr; print(acr.environment['2048'].reset(seed=0))", external=True)
+    folder = os.path.abspath(os.path.join(session.create_tmp(), "demo"))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    session.chdir(folder)
+    commands = "".join(script(body, language) for language, body in blocks(QUICK_START))
+    session.run("bash", "-e", "-x", "-c", commands, external=True)
 
 
 @nox.session

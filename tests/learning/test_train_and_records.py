@@ -164,13 +164,13 @@ def test_ctrl_c_stops_cleanly_and_keeps_a_usable_checkpoint(learning_venv, agent
         deadline = time.monotonic() + 60
         returns = None
         while time.monotonic() < deadline:
-            found = list((agent_2048 / "runs").glob("*/returns.csv")) if (agent_2048 / "runs").exists() else []
-            if found and found[0].stat().st_size > 0:
+            found = list((agent_2048 / "runs").glob("*/run.json")) if (agent_2048 / "runs").exists() else []
+            if found:  # the record exists: training has started (returns.csv is written in batches)
                 returns = found[0]
                 break
             time.sleep(0.2)
         assert returns is not None, "training never started"
-        time.sleep(1.0)
+        time.sleep(3.0)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:

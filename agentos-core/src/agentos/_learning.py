@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 
-from .errors import UsageError
+from .errors import AgentOSError, UsageError
 
 
 def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
@@ -26,7 +26,10 @@ def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
     return path
 
 
-def _start_record(context, path: str, mode: str, **meta):
+def _start_record(context, path: str, mode: str, *, required: bool = False, **meta):
+    """A new run record (None when agent.ini disables records). When the record cannot be written,
+    ``required`` (training: its result would be lost) makes that an error before anything runs;
+    otherwise a warning."""
     from ._records import RunRecord
     from .trackers import register_builtin_trackers
 
@@ -34,8 +37,44 @@ def _start_record(context, path: str, mode: str, **meta):
     try:
         return RunRecord.create(context, path, mode, **meta)
     except OSError as exc:
+        where = exc.filename or "runs/"
+        if required:
+            raise UsageError(
+                f"cannot write the run record in {where}: {exc.strerror or exc} "
+                "(the trained policy could not be saved; fix the folder or set [agentos] runs = PATH)"
+            ) from None
         print(f"agentos: warning: no run record ({exc})", file=sys.stderr)
         return None
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _require_components(agent, path: str) -> None:
+    """A missing environment or policy is a usage error before anything starts."""
+    from ._agent import Agent
+
+    if getattr(agent, "environment", None) is None:
+        raise UsageError(f"{path} names no environment: add [environment] default = NAME (e.g. corridor)")
+    overridden = type(agent).reset is not Agent.reset and type(agent).advance is not Agent.advance
+    if getattr(agent, "policy", None) is None and not overridden:
+        raise UsageError(f"{path} names no policy: add [policy] default = NAME (e.g. random)")
+
+
+def _load_checkpoint(policy, checkpoint: str, trained_by=None) -> None:
+    """Load weights into ``policy``; any failure is one line (policies load weights only)."""
+    try:
+        policy.load(checkpoint)
+    except NotImplementedError as exc:
+        raise UsageError(f"the policy cannot load checkpoints: {exc}") from None
+    except Exception as exc:
+        by = f", trained by run {trained_by.id}" if trained_by is not None else ""
+        raise UsageError(
+            f"cannot load checkpoint {checkpoint}: {_one_line(exc)} (use --fresh to run an untrained policy{by})"
+        ) from None
 
 
 class _StopOnInterrupt:
@@ -57,6 +96,11 @@ class _StopOnInterrupt:
         self.requested = True
         if self.notify:
             self.notify()
+
+    def saving(self) -> None:
+        """From now on Ctrl-C is ignored: the record and the checkpoint are being written."""
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def __exit__(self, *exc):
         if self._previous is not None:
@@ -96,10 +140,13 @@ def train(
         agent = context.build_agent()
         if getattr(agent, "trainer", None) is None:
             raise UsageError(f"{path} names no trainer: add [trainer] default = NAME (e.g. sarsa, dqn_sgd, sb3)")
-        if seed is not None and agent.policy is not None:
+        _require_components(agent, path)
+        if agent.policy is not None:
             agent.policy.seed(seed)
         rec = (
-            _start_record(context, path, "train", seed=seed, request={"episodes": episodes, "steps": steps})
+            _start_record(
+                context, path, "train", required=True, seed=seed, request={"episodes": episodes, "steps": steps}
+            )
             if record
             else None
         )
@@ -126,35 +173,54 @@ def train(
                     on_episode(run, result)
                 return not stop.requested
 
-            status = "finished"
+            status, error = "finished", None
             try:
                 agent.train(episodes=episodes, steps=steps, seed=seed, callback=callback)
                 if stop.requested:
                     status = "interrupted"
             except KeyboardInterrupt:
                 status = "interrupted"
-            except BaseException:
-                status = "failed"
+            except BaseException as exc:
+                status, error = "failed", _one_line(exc)
                 raise
             finally:
-                checkpoint = None
-                if rec is not None:
-                    try:
-                        checkpoint = rec.save_checkpoint(agent.policy)
-                    except Exception as exc:  # report, but keep the original error if there is one
-                        rec.meta["checkpoint_error"] = f"{type(exc).__name__}: {exc}"
-                        if status != "failed":
-                            raise
-                summary = run.summary(status)
-                summary.update(
-                    run=rec.id if rec else None, run_dir=rec.directory if rec else None, checkpoint=checkpoint
-                )
-                hook.agentos_run_end(run=run, summary=summary)
-                if rec is not None:
-                    rec.finish(summary)
+                stop.saving()
+                summary = _finish_training(rec, run, agent, hook, status, error)
+        if summary.get("checkpoint_error"):
+            raise AgentOSError(f"the trained policy could not be saved: {summary['checkpoint_error']}")
+        if summary["status"] == "failed":  # a tracker failed at the end (a full disk): the record says so
+            raise AgentOSError(f"run {summary['run']} failed: {summary.get('error')}")
         return summary
     finally:
         context.close()
+
+
+def _finish_training(rec, run, agent, hook, status: str, error: str | None) -> dict:
+    """Save the policy, tell the trackers, and end the record (whatever happened during training)."""
+    checkpoint = checkpoint_error = None
+    if rec is not None:
+        try:
+            checkpoint = rec.save_checkpoint(agent.policy)
+        except Exception as exc:
+            checkpoint_error = _one_line(exc)
+    summary = run.summary(status)
+    summary.update(run=rec.id if rec else None, run_dir=rec.directory if rec else None, checkpoint=checkpoint)
+    if error:
+        summary["error"] = error
+    if checkpoint_error:
+        summary["checkpoint_error"] = checkpoint_error
+    try:
+        hook.agentos_run_end(run=run, summary=summary)
+    except Exception as exc:  # a tracker failing (a full disk) still ends the record
+        summary.setdefault("error", f"tracker: {_one_line(exc)}")
+        if summary["status"] == "finished":
+            summary["status"] = "failed"
+    if rec is not None:
+        try:
+            rec.finish(summary)
+        except OSError as exc:
+            summary["checkpoint_error"] = summary.get("checkpoint_error") or f"run.json: {_one_line(exc)}"
+    return summary
 
 
 def run(
@@ -182,7 +248,7 @@ def run(
     settings) is used, as a user expects after training; ``fresh`` runs an untrained policy instead.
     """
     from ._context import AgentContext, use
-    from ._records import find_record, lock_differences, runs_dir
+    from ._records import find_record, lock_differences, runs_dir, unlocked_components
     from ._runner import run_agent
     from .config import AgentConfig
 
@@ -200,7 +266,19 @@ def run(
         with open(source_run.path("agent.ini"), encoding="utf-8") as f:
             config = AgentConfig.from_text(f.read(), path=path)
         context = use(AgentContext(config))
-        differences = lock_differences(context, source_run.lock())
+        try:
+            lock = source_run.lock()
+            if not isinstance(lock, dict) or not isinstance(lock.get("components", []), list):
+                raise ValueError("not a lock")
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"run {source_run.id} has no readable lock.json ({_one_line(exc)})") from None
+        unlocked = unlocked_components(context, lock)
+        if unlocked:  # never overridden by --force: what is not locked could be anything
+            raise UsageError(
+                f"run {source_run.id}: its agent.ini names components that its lock.json does not list "
+                f"({', '.join(unlocked)}); not running it"
+            )
+        differences = lock_differences(context, lock)
         if differences and not force:
             raise UsageError(
                 f"run {source_run.id} was made with other components: {'; '.join(differences)} "
@@ -220,14 +298,9 @@ def run(
         raise UsageError(f"no such checkpoint: {checkpoint}")
     try:
         agent = context.build_agent()
+        _require_components(agent, path)
         if checkpoint is not None:
-            try:
-                agent.policy.load(checkpoint)
-            except NotImplementedError as exc:
-                raise UsageError(f"the policy cannot load checkpoints: {exc}") from None
-            except (OSError, ValueError, KeyError, RuntimeError) as exc:
-                hint = f" (trained by run {trained_by.id}; --fresh runs an untrained policy)" if trained_by else ""
-                raise UsageError(f"cannot load checkpoint {checkpoint}: {type(exc).__name__}: {exc}{hint}") from None
+            _load_checkpoint(agent.policy, checkpoint, trained_by)
         rec = None
         if record:
             rec = _start_record(
@@ -251,19 +324,26 @@ def run(
             from .trackers import attach_to_next_run
 
             attach_to_next_run(record=rec)
-        if n_envs > 1:  # batched environments: agentos._vector
-            from ._vector import run_batched
+        try:
+            if n_envs > 1:  # batched environments: agentos._vector
+                from ._vector import run_batched
 
-            summary = run_batched(context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path,
-                                  on_episode=on_episode)
-        else:
-            summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+                summary = run_batched(
+                    context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path, on_episode=on_episode
+                )
+            else:
+                summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+        except BaseException as exc:
+            if rec is not None:
+                rec.fail(_one_line(exc), "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed")
+            raise
         if rec is not None:
             if getattr(agent.policy, "learns_while_running", False):
                 summary["checkpoint"] = rec.save_checkpoint(agent.policy)
             summary.update(run=rec.id, run_dir=rec.directory)
         if trained_by is not None:
             summary["trained_by"] = trained_by.id
+            summary["trained_by_status"] = trained_by.meta.get("status")
         if rec is not None:
             rec.finish(summary)
         return summary
@@ -332,12 +412,17 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
 
 
 def _last100(rec) -> float | None:
-    try:
-        with open(rec.path("returns100.csv"), encoding="utf-8") as f:
-            lines = [line for line in f if line.strip()]
-        return float(lines[-1].split(",")[1]) if lines else None
-    except (OSError, ValueError, IndexError):
-        return None
+    """Mean return of the run's last 100 episodes (:func:`agentos._runner.last100_mean`)."""
+    from ._runner import last100_mean
+    from .trackers import read_returns
+
+    value = (rec.meta.get("summary") or {}).get("last100_mean")
+    if value is None:  # records made before the summary kept it
+        try:
+            value = last100_mean(read_returns(rec.directory)[1])
+        except (OSError, ValueError):
+            return None
+    return None if value != value else float(value)
 
 
 def show_run(ref: str, agent_ini: str | None = None) -> dict:
@@ -360,11 +445,16 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
     return info
 
 
-def _default_seed(seed, context):
-    """``--seed`` wins; else agent.ini's ``[agentos] seed``; else None (unseeded)."""
-    if seed is not None or context.config is None:
+def _default_seed(seed, context) -> int:
+    """``--seed`` wins; else agent.ini's ``[agentos] seed``; else a seed drawn now (and recorded), so
+    that every run can be reproduced."""
+    if seed is not None:
         return seed
-    value = context.config.meta_value("seed")
+    value = context.config.meta_value("seed") if context.config is not None else None
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise UsageError(f"{context.config.path}: [agentos] seed must be an integer, not {value!r}")
+    if value is None:
+        import secrets
+
+        value = secrets.randbelow(2**31)
     return value

@@ -17,6 +17,7 @@ pluggy hook implementation like any third-party tracker.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -46,11 +47,17 @@ def new_run_id(mode: str) -> str:
 
 
 def _atomic_json(path: str, value) -> None:
+    """Write ``value`` as JSON through a temporary file; the temporary file never stays behind."""
     tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=2, default=str)
-        f.write("\n")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(value, f, indent=2, default=str)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 class RunRecord:
@@ -78,28 +85,34 @@ class RunRecord:
         run_id = new_run_id(mode)
         folder = os.path.join(directory, run_id)
         os.makedirs(folder, exist_ok=False)
-        with open(config_path, "rb") as f:
-            ini_bytes = f.read()
-        with open(os.path.join(folder, "agent.ini"), "wb") as f:
-            f.write(ini_bytes)
-        components = component_names(context)
-        _atomic_json(os.path.join(folder, LOCK_FILE), make_lock(context, components))
-        meta = {
-            "id": run_id,
-            "mode": mode,
-            "status": "running",
-            "started": _dt.datetime.now().isoformat(timespec="seconds"),
-            "finished": None,
-            "agent_dir": context.config.directory if context.config is not None else os.getcwd(),
-            "agent_ini": os.path.abspath(config_path),
-            "seed": seed,
-            "request": request or {},
-            "components": components,
-            "checkpoint": None,
-            "summary": None,
-        }
-        record = cls(folder, meta)
-        record.write()
+        try:
+            with open(config_path, "rb") as f:
+                ini_bytes = f.read()
+            with open(os.path.join(folder, "agent.ini"), "wb") as f:
+                f.write(ini_bytes)
+            components = component_names(context)
+            _atomic_json(os.path.join(folder, LOCK_FILE), make_lock(context, components))
+            meta = {
+                "id": run_id,
+                "mode": mode,
+                "status": "running",
+                "started": _dt.datetime.now().isoformat(timespec="seconds"),
+                "finished": None,
+                "agent_dir": context.config.directory if context.config is not None else os.getcwd(),
+                "agent_ini": os.path.abspath(config_path),
+                "seed": seed,
+                "request": request or {},
+                "components": components,
+                "checkpoint": None,
+                "summary": None,
+            }
+            record = cls(folder, meta)
+            record.write()
+        except BaseException:  # no half-made record is left behind
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         return record
 
     @classmethod
@@ -121,9 +134,12 @@ class RunRecord:
         tmp = self.path(f"checkpoint.partial{suffix}")
         try:
             policy.save(tmp)
+            os.replace(tmp, final)
         except NotImplementedError:
             return None
-        os.replace(tmp, final)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
         self.meta["checkpoint"] = os.path.basename(final)
         self.write()
         return final
@@ -132,10 +148,18 @@ class RunRecord:
         name = self.meta.get("checkpoint")
         return self.path(name) if name else None
 
+    def fail(self, error: str, status: str = "failed") -> None:
+        """End the record as ``status`` with ``error`` (best effort: the disk may be what failed)."""
+        self.meta.update(status=status, error=error, finished=_dt.datetime.now().isoformat(timespec="seconds"))
+        with contextlib.suppress(OSError):
+            self.write()
+
     def finish(self, summary: dict) -> None:
         self.meta["status"] = summary.get("status", "finished")
         self.meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
         self.meta["summary"] = summary
+        if summary.get("error"):
+            self.meta["error"] = summary["error"]
         self.write()
 
 
@@ -285,7 +309,7 @@ def make_lock(context, components: dict[str, str]) -> dict:
             others[name] = version
     component_packages = set()
     entries = []
-    for kind, name in components.items():
+    for kind, name in named_components(context, components):
         entry = component_fingerprint(context, kind, name)
         entries.append(entry)
         if entry.get("package"):
@@ -303,11 +327,32 @@ def make_lock(context, components: dict[str, str]) -> dict:
     }
 
 
+def named_components(context, defaults: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """Every component the agent uses or names: the defaults, then each ``[kind.name]`` of agent.ini."""
+    pairs = list((defaults if defaults is not None else component_names(context)).items())
+    if context.config is not None:
+        for comp in context.config.components.values():
+            if (comp.kind, comp.name) not in pairs:
+                pairs.append((comp.kind, comp.name))
+    return pairs
+
+
+def unlocked_components(context, lock: dict) -> list[str]:
+    """Components that the agent.ini of ``context`` names but ``lock`` does not list."""
+    from .host import normalize
+
+    listed = {(e.get("kind"), normalize(str(e.get("name")))) for e in lock.get("components", []) if isinstance(e, dict)}
+    return [f"{kind} {name}" for kind, name in named_components(context) if (kind, normalize(name)) not in listed]
+
+
 def lock_differences(context, lock: dict) -> list[str]:
     """How the installed components differ from a run's lock (empty when they match)."""
     problems = []
     for entry in lock.get("components", []):
-        kind, name = entry["kind"], entry["name"]
+        if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str) or not entry.get("name"):
+            problems.append(f"malformed lock entry {str(entry)[:60]!r}")
+            continue
+        kind, name = entry["kind"], str(entry["name"])
         now = component_fingerprint(context, kind, name)
         if now.get("install") == "missing":
             problems.append(f"{kind} {name} ({entry.get('package') or 'local'}) is not installed")

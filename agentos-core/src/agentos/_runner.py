@@ -38,15 +38,27 @@ class Run:
         return {
             "status": status,
             "mode": self.mode,
+            "seed": self.seed,
             "episodes": n,
             "steps": self.steps,
             "mean_return": mean,
             "std_return": std,
             "min_return": min(returns) if returns else float("nan"),
             "max_return": max(returns) if returns else float("nan"),
+            "last100_mean": last100_mean(returns),
             "seconds": elapsed,
             "steps_per_second": self.steps / elapsed if elapsed > 0 else float("nan"),
         }
+
+
+LAST_N = 100
+
+
+def last100_mean(returns) -> float:
+    """The mean return of the last 100 episodes (of all of them when there are fewer): one definition
+    for the end-of-training line, ``agentos runs`` and ``agentos runs show``."""
+    tail = list(returns)[-LAST_N:]
+    return sum(tail) / len(tail) if tail else float("nan")
 
 
 def run_agent(

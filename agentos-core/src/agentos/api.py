@@ -24,11 +24,43 @@ __all__ = [
 ]
 
 
-def init_agent(directory: str = ".", **options) -> dict:
-    """Create a minimal agent in ``directory`` (see :func:`agentos._scaffold.init_agent`)."""
+def init_agent(
+    directory: str = ".",
+    *,
+    name: str | None = None,
+    install: bool = False,
+    index_url: str | None = None,
+    echo=None,
+) -> dict:
+    """Create a minimal agent in ``directory`` (see :func:`agentos._scaffold.init_agent`).
+
+    With ``install``, the starter components (environment corridor, policy random) that are not
+    installed yet are installed from the registry into this Python environment, so that
+    ``agentos run`` works at once. Returns ``directory``, ``written``, ``installed`` and ``missing``
+    (what is still not installed, with the reason when an install failed).
+    """
     from ._scaffold import init_agent as _init_agent
 
-    return _init_agent(directory, **options)
+    result = _init_agent(directory, name=name)
+    result["installed"] = []
+    if install and result["missing"]:
+        from .errors import AgentOSError
+        from .registry import install as _install
+
+        ini = os.path.join(result["directory"], "agent.ini")
+        still_missing = []
+        for missing in result["missing"]:
+            kind, comp = missing.split(" ", 1)
+            try:
+                _install(kind, comp, agent=ini, index_url=index_url, default=True, echo=echo)
+            except AgentOSError as exc:
+                if echo is not None:
+                    echo(f"agentos: warning: could not install {missing}: {exc}")
+                still_missing.append(missing)
+            else:
+                result["installed"].append(missing)
+        result["missing"] = still_missing
+    return result
 
 
 def _kind(kind: str | None) -> str | None:

@@ -23,6 +23,9 @@ def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="create a minimal agent (agent.ini, agent.py, requirements.txt)")
     p.add_argument("directory", nargs="?", default=".", help="folder to create the agent in (default: here)")
+    p.add_argument(
+        "--no-install", action="store_true", help="do not install the starter components (corridor, random)"
+    )
     p.set_defaults(handler=_init)
 
     p = sub.add_parser("run", help="run an agent and summarise its episodes")
@@ -95,21 +98,30 @@ def _command_word(argv: list[str]) -> str | None:
 def _init(args) -> int:
     from ..api import init_agent
 
-    result = init_agent(args.directory)
+    venv = getattr(args, "venv", None)  # --venv installs the starter components into the new venv
+    result = init_agent(
+        args.directory,
+        install=not (venv or args.no_install),
+        index_url=getattr(args, "index_url", None),
+        echo=lambda message: print(message, file=sys.stderr),
+    )
     print(f"created agent in {result['directory']}: {', '.join(result['written'])}")
-    for missing in result["missing"]:
-        print(f"note: {missing} is not installed yet", file=sys.stderr)
+    for installed in result["installed"]:
+        print(f"installed {installed}")
+    for missing in [] if venv else result["missing"]:
+        kind, name = missing.split(" ", 1)
+        print(f"note: {missing} is not installed (agentos install {kind} {name})", file=sys.stderr)
     return 0
 
 
 def _run(args) -> int:
     from ..api import run
-    from ._output import number
+    from ._output import count, number
 
     def on_episode(run_state, result):
         n = len(run_state.episodes)
         if n <= 20 or n % max(1, args.episodes // 10) == 0:
-            print(f"episode {n:>4}: return {number(result.episode_return):>9}  steps {result.length}")
+            print(f"episode {n:>4}: return {number(result.episode_return):>9}  steps {count(result.length)}")
 
     summary = run(
         args.agent_ini,
@@ -124,13 +136,15 @@ def _run(args) -> int:
         vector_mode="async" if args.async_envs else "sync",
     )
     print(
-        f"{summary['status']}: {summary['episodes']} episodes, {summary['steps']} steps, "
+        f"{summary['status']}: {count(summary['episodes'])} episodes, {count(summary['steps'])} steps, "
         f"mean return {number(summary['mean_return'])} ± {number(summary['std_return'])} "
         f"(min {number(summary['min_return'])}, max {number(summary['max_return'])}), "
-        f"{number(summary['steps_per_second'])} steps/s"
+        f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
     )
     if summary.get("trained_by"):
-        print(f"policy trained by run {summary['trained_by']} (--fresh for an untrained one)")
+        state = summary.get("trained_by_status") or "unknown"
+        note = f", which was {state}: its policy is partly trained" if state != "finished" else ""
+        print(f"policy trained by run {summary['trained_by']}{note} (--fresh for an untrained one)")
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
     return 130 if summary["status"] == "interrupted" else 0

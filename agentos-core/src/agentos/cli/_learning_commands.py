@@ -98,7 +98,7 @@ class _Reporter:
         from ._output import number
 
         self.last = now
-        rate = self.steps / (now - self.started) if now > self.started else 0.0
+        rate = _rate(run, now)
         self.progress.update(
             self.task, completed=min(self._done(run), self.total), rate=number(rate), mean=number(self.mean100())
         )
@@ -107,7 +107,7 @@ class _Reporter:
         from ._output import number
 
         self.last = now
-        rate = self.steps / (now - self.started) if now > self.started else 0.0
+        rate = _rate(run, now)
         print(
             f"train: {self._done(run):,}/{self.total:,} {self.unit}, episode {len(run.episodes):,}, "
             f"{number(rate)} steps/s, mean return (last 100) {number(self.mean100())}",
@@ -122,9 +122,14 @@ class _Reporter:
             self.progress = None
 
 
+def _rate(run, now: float) -> float:
+    """Steps per second as the run's summary counts them: since the run started (``Run.started``)."""
+    return run.steps / (now - run.started) if now > run.started else float("nan")
+
+
 def _train(args) -> int:
     from ..api import train
-    from ._output import number
+    from ._output import count, number
 
     agent_ini, budget = _parse_budget(args.args)
     unit = "steps" if args.steps else "episodes"
@@ -144,9 +149,9 @@ def _train(args) -> int:
     finally:
         reporter.close(state.get("run"))
     print(
-        f"{summary['status']}: {summary['episodes']:,} episodes, {summary['steps']:,} steps, "
-        f"mean return {number(summary['mean_return'])}, last 100 {number(reporter.mean100())}, "
-        f"{number(summary['steps_per_second'])} steps/s"
+        f"{summary['status']}: {count(summary['episodes'])} episodes, {count(summary['steps'])} steps, "
+        f"mean return {number(summary['mean_return'])}, last 100 {number(summary.get('last100_mean'))}, "
+        f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
     )
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
@@ -157,7 +162,7 @@ def _train(args) -> int:
 
 def _runs(args) -> int:
     from ..api import list_runs
-    from ._output import dump_json, number, table
+    from ._output import count, dump_json, number, table
 
     rows = list_runs(args.agent)
     if args.json:
@@ -167,10 +172,10 @@ def _runs(args) -> int:
         print("no runs yet (agentos train and agentos run record them)")
         return 0
     for row in rows:
-        row["n"] = f"{row['episodes'] or 0:,}"
-        row["s"] = f"{row['steps'] or 0:,}"
-        row["mean"] = number(row["mean_return"]) if row["mean_return"] is not None else "-"
-        row["m100"] = number(row["last100_mean"]) if row["last100_mean"] is not None else "-"
+        row["n"] = count(row["episodes"])
+        row["s"] = count(row["steps"])
+        row["mean"] = number(row["mean_return"])
+        row["m100"] = number(row["last100_mean"])
         row["components"] = " / ".join(filter(None, (row["environment"], row["policy"], row["trainer"])))
     table(
         rows,
@@ -190,7 +195,7 @@ def _runs(args) -> int:
 
 def _runs_show(args) -> int:
     from ..api import show_run
-    from ._output import dump_json, number
+    from ._output import count, dump_json, number
 
     info = show_run(args.run, args.agent_show or args.agent)
     if args.json_show or args.json:
@@ -203,16 +208,23 @@ def _runs_show(args) -> int:
     print(f"  agent.ini:  {info.get('agent_ini')}")
     comps = info.get("components", {})
     print("  components: " + ", ".join(f"{k} {v}" for k, v in comps.items()))
-    request = {k: v for k, v in (info.get("request") or {}).items() if v not in (None, False)}
-    print(f"  request:    {request}  seed: {info.get('seed')}")
+    request = [
+        f"{k} {count(v) if isinstance(v, int) and not isinstance(v, bool) else v}"
+        for k, v in (info.get("request") or {}).items()
+        if v not in (None, False)
+    ]
+    seed = info.get("seed")
+    print(f"  request:    {', '.join(request) or '-'}; seed {'-' if seed is None else seed}")
+    if info.get("error"):
+        print(f"  error:      {info['error']}")
     if summary:
         print(
-            f"  result:     {summary.get('episodes', 0):,} episodes, {summary.get('steps', 0):,} steps, "
+            f"  result:     {count(summary.get('episodes', 0))} episodes, {count(summary.get('steps', 0))} steps, "
             f"mean return {number(summary.get('mean_return', float('nan')))} "
             f"(min {number(summary.get('min_return', float('nan')))}, "
             f"max {number(summary.get('max_return', float('nan')))}), "
             f"{number(summary.get('steps_per_second', float('nan')))} steps/s, "
-            f"{summary.get('seconds', 0):.1f} s"
+            f"{number(summary.get('seconds', float('nan')))} s"
         )
     if info.get("last100_mean") is not None:
         print(f"  last 100:   mean return {number(info['last100_mean'])}")

@@ -20,7 +20,13 @@ def dump_json(value) -> None:
     sys.stdout.write("\n")
 
 
-def number(value: float) -> str:
-    if value != value:  # NaN
+def number(value: float | None) -> str:
+    """The one style of every number the CLI prints: thousands separators and two decimals."""
+    if value is None or value != value:  # missing or NaN
         return "-"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
+    return f"{value:,.2f}"
+
+
+def count(value: int | None) -> str:
+    """Counts (episodes, steps): thousands separators, no decimals."""
+    return "-" if value is None else f"{int(value):,}"

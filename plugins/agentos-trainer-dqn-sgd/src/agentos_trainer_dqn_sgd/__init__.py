@@ -198,6 +198,10 @@ class DQNTrainer(Trainer):
                     observation, _ = environment.reset()
                     policy.reset()
                     episode_return, length = 0.0, 0
+            if length and taken >= max_steps and callback is not None:
+                # the --steps budget ends the episode in progress: it is reported (a partial return)
+                # so that the run counts every step it took
+                callback(episode_return, length)
         finally:
             net.eval()
         return taken
