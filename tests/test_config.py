@@ -203,4 +203,3 @@ def test_only_newlines_split_lines(tmp_path, separator):
     with pytest.raises(ConfigError) as caught:
         AgentConfig.load(str(path))
     assert str(caught.value).startswith(f"{path}:5:")
-
