@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .._version import __version__
+from ._suggest import SuggestingParser
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
@@ -13,7 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="agentos",
         description="Build, share and run reinforcement-learning agents made of pip-installable components.",
     )
