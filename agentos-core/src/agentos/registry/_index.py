@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from ..errors import AgentOSError
-from . import _catalogue, _pages
+from . import _catalogue, _install_files, _pages
 from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
 
@@ -134,6 +134,7 @@ class LocalIndex:
 
     def _write_catalogue(self, catalogue: dict) -> None:
         _catalogue.refresh(catalogue)
+        _install_files.write_all(self, catalogue, write_atomic)  # install/<project>.txt, for plain pip
         write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
         write_atomic(os.path.join(self.root, "index.html"), _catalogue.render_html(catalogue))
 
