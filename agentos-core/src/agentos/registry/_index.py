@@ -132,9 +132,9 @@ class LocalIndex:
         write_atomic(os.path.join(folder, "index.json"), _pages.project_json(project, files, versions))
         write_atomic(os.path.join(folder, "index.html"), _pages.project_html(project, files))
 
-    def _write_catalogue(self, catalogue: dict) -> None:
+    def _write_catalogue(self, catalogue: dict, changed: set[str] | None = None) -> None:
         _catalogue.refresh(catalogue)
-        _install_files.write_all(self, catalogue, write_atomic)  # install/<project>.txt, for plain pip
+        _install_files.write_all(self, catalogue, write_atomic, changed)  # install/<project>.txt, for plain pip
         write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
         write_atomic(os.path.join(self.root, "index.html"), _catalogue.render_html(catalogue))
 
@@ -195,7 +195,7 @@ class LocalIndex:
                     _catalogue.add_release(catalogue, art)
                 self._write_project(project, files)
             if plans:
-                self._write_catalogue(catalogue)
+                self._write_catalogue(catalogue, {project for project, _, _ in plans})
             if new_projects or not os.path.exists(os.path.join(self.simple, "index.html")):
                 self._write_root(sorted(catalogue["projects"]))
         return results
@@ -227,7 +227,7 @@ class LocalIndex:
             release = catalogue["projects"].get(project, {}).get("releases", {}).get(str(wanted))
             if release is not None:
                 release["yanked"] = False if undo else (reason or True)
-            self._write_catalogue(catalogue)
+            self._write_catalogue(catalogue, {project})
         return changed
 
     def rebuild(self) -> dict:

@@ -11,9 +11,12 @@ project (dependency confusion: agentos-core exists on PyPI as an unrelated proje
 from __future__ import annotations
 
 import os
+import re
 
 FOLDER = "install"
 VARIABLE = "AGENTOS_INDEX_URL"
+_NAME_RE = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
+_SEPARATORS = re.compile(r"[-_.]+")
 
 
 def _pick(catalogue: dict, project: str, specifier) -> str | None:
@@ -83,15 +86,50 @@ def _file_version(filename: str) -> str:
     return str(parsed[1])
 
 
-def write_all(index, catalogue: dict, write) -> None:
-    """Write ``install/<project>.txt`` for each project's newest release (``write(path, text)``)."""
+def write_all(index, catalogue: dict, write, changed: set[str] | None = None) -> None:
+    """Write ``install/<project>.txt`` of each project whose file may differ (``write(path, text)``).
+
+    With ``changed`` (the projects just published or yanked), only the projects that need one of
+    them are rendered (from the catalogue: no other page is read), so a publish stays cheap.
+    """
     from ._catalogue import latest
 
+    affected = set(catalogue["projects"]) if changed is None else _dependents(catalogue, changed)
     for project, info in catalogue["projects"].items():
+        if project not in affected:
+            continue
         version = latest(info["releases"])
         text = render(index, catalogue, project, version) if version else None
         path = os.path.join(index.root, FOLDER, f"{project}.txt")
-        if text is not None:
+        if text is None:
+            if os.path.exists(path):
+                os.unlink(path)
+        elif not _same(path, text):
             write(path, text)
-        elif os.path.exists(path):
-            os.unlink(path)
+
+
+def _dependents(catalogue: dict, changed: set[str]) -> set[str]:
+    """``changed`` and every project whose releases name one of them, transitively (names only: cheap)."""
+    requires = {
+        project: {_name(line) for release in info["releases"].values() for line in release.get("requires") or []}
+        for project, info in catalogue["projects"].items()
+    }
+    affected = set(changed)
+    while True:
+        more = {project for project, names in requires.items() if names & affected} - affected
+        if not more:
+            return affected
+        affected |= more
+
+
+def _name(requirement: str) -> str:
+    match = _NAME_RE.match(requirement)
+    return _SEPARATORS.sub("-", match.group(0).strip()).lower() if match else ""
+
+
+def _same(path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
+    except OSError:
+        return False
