@@ -61,7 +61,7 @@ def test_pip_uses_metadata_files_over_http(http_index, core_venv):
     assert proc.returncode == 0, proc.stderr
     log = "\n".join(http_index.log)
     assert "GET /simple/agentos-policy-random/ 200" in log
-    assert "agentos_policy_random-1.0.0-py3-none-any.whl.metadata 200" in log  # PEP 658/714
+    assert "agentos_policy_random-1.1.0-py3-none-any.whl.metadata 200" in log  # PEP 658/714
 
 
 def test_the_demo_end_to_end(agent, registry_index, tmp_path):
