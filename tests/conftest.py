@@ -18,7 +18,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE_DIR = ROOT / "agentos-core"
 PLUGIN_DIRS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
-BASE_REQUIREMENTS = ["gymnasium>=1.0", "numpy>=1.24", "pluggy>=1.3", "packaging>=23", "rich>=13", "matplotlib>=3.7"]
+BASE_REQUIREMENTS = [
+    *("gymnasium>=1.0", "numpy>=1.24", "pluggy>=1.3", "packaging>=23", "rich>=13", "matplotlib>=3.7"),
+    "cookiecutter>=2.5",  # agentos-core's last third-party dependency: a test venv then fetches nothing
+]
 
 
 def pip(*args: str, python: str | os.PathLike = sys.executable, check: bool = True, env=None):

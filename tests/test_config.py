@@ -135,3 +135,71 @@ def test_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize("value", [0, -3, 2.5, 1e-4, True, False, None, "PPO", "has space", "", [1, 2.5, "x"], []])
 def test_format_and_parse_round_trip(value):
     assert parse_value(format_value(value)) == value
+
+
+# -- agent.ini as people write it (issue 9, point 2) ------------------------------------------------
+
+
+def _edit(path) -> None:
+    config = AgentConfig.load(str(path))
+    config.add_component("policy", "q_table", package="agentos-policy-q-table", settings={"alpha": 0.5})
+    config.set_default("policy", "q_table")
+    config.save()
+
+
+def test_a_utf8_byte_order_mark_is_accepted_and_kept(tmp_path):
+    path = tmp_path / "agent.ini"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    config = AgentConfig.load(str(path))
+    assert config.default("environment") == "corridor"
+    assert config.component("environment", "corridor").settings["length"].line == 11
+    _edit(path)
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\xef\xbb\xbf") == 1
+    assert AgentConfig.load(str(path)).default("policy") == "q_table"
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_endings_are_kept_on_edit(tmp_path, newline):
+    path = tmp_path / "agent.ini"
+    path.write_bytes(GOOD.replace("\n", newline).encode())
+    _edit(path)
+    data = path.read_bytes().decode()
+    assert "[policy.q_table]" in data
+    rest = data.replace(newline, "")
+    assert "\r" not in rest and "\n" not in rest  # every line ends as the file's lines ended
+    assert data.count(newline) == len(AgentConfig.load(str(path)).document.lines)
+    config = AgentConfig.load(str(path))
+    config.remove_component("policy", "q_table")
+    config.set_default("policy", None)
+    config.save()
+    assert path.read_bytes() == GOOD.replace("\n", newline).encode()
+
+
+def test_a_symlinked_agent_ini_is_written_through_to_its_target(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    target = shared / "real.ini"
+    target.write_text(GOOD)
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    link = agent / "agent.ini"
+    link.symlink_to(os.path.relpath(target, agent))
+    _edit(link)
+    assert link.is_symlink() and os.readlink(link) == os.path.relpath(target, agent)
+    assert "[policy.q_table]" in target.read_text()
+    assert sorted(os.listdir(agent)) == ["agent.ini"] and sorted(os.listdir(shared)) == ["real.ini"]
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\f", "\v", "\x1c", "\x85"])
+def test_only_newlines_split_lines(tmp_path, separator):
+    text = f"# notes{separator}more notes\n[environment]\ndefault = corridor\n[environment.corridor]\nlenght = 3\n"
+    path = tmp_path / "agent.ini"
+    path.write_text(text, encoding="utf-8", newline="")
+    config = AgentConfig.load(str(path))
+    assert config.component("environment", "corridor").settings["lenght"].line == 5
+    bad = text.replace("lenght = 3", "lenght = [1,")
+    path.write_text(bad, encoding="utf-8", newline="")
+    with pytest.raises(ConfigError) as caught:
+        AgentConfig.load(str(path))
+    assert str(caught.value).startswith(f"{path}:5:")

@@ -61,7 +61,7 @@ def test_pip_uses_metadata_files_over_http(http_index, core_venv):
     assert proc.returncode == 0, proc.stderr
     log = "\n".join(http_index.log)
     assert "GET /simple/agentos-policy-random/ 200" in log
-    assert "agentos_policy_random-1.0.0-py3-none-any.whl.metadata 200" in log  # PEP 658/714
+    assert "agentos_policy_random-1.1.0-py3-none-any.whl.metadata 200" in log  # PEP 658/714
 
 
 def test_the_demo_end_to_end(agent, registry_index, tmp_path):
@@ -71,7 +71,7 @@ def test_the_demo_end_to_end(agent, registry_index, tmp_path):
     assert proc.returncode == 0 and "2048" in proc.stdout and "corridor" in proc.stdout, proc.stderr
     proc = venv.agentos("install", "environment", "2048", cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert installed(venv, "agentos-env-2048") == "1.0.0"
+    assert installed(venv, "agentos-env-2048") == "1.1.0"
     ini, reqs = (folder / "agent.ini").read_text(), (folder / "requirements.txt").read_text()
     assert "[environment.2048]" in ini and "default = 2048" in ini  # corridor (the starter) is not installed
     (line,) = [ln for ln in reqs.splitlines() if ln.startswith("agentos-env-2048")]
@@ -167,7 +167,7 @@ def test_no_dependency_confusion(agent, synthetic_index, registry_index, tmp_pat
     env = {"PIP_EXTRA_INDEX_URL": (evil / "simple").as_uri()}
     proc = venv.agentos("install", "environment", "2048", "--index-url", registry_index, cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert installed(venv, "agentos-env-2048") == "1.0.0"
+    assert installed(venv, "agentos-env-2048") == "1.1.0"
     proc = venv.agentos("install", "environment", "c", "--index-url", synthetic_index, cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
     assert installed(venv, "agentos-env-c") == "1.0" and installed(venv, "agentos-dep-x") == "2.0"

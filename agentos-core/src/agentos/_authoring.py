@@ -4,6 +4,12 @@ The templates are plain cookiecutter templates (``templates/`` in the repository
 the wheel as ``agentos/templates``), so ``cookiecutter templates/policy`` renders them too.
 Only the values the user gives are passed; every derived name (distribution, module, class)
 is computed by the template itself, so both ways give the same files.
+
+User text is data: cookiecutter renders every context value as a Jinja template before the files
+are rendered (so a description ``{{ 7*7 }}`` would become ``49``, and Jinja code could run), so
+each value is passed as a Jinja string literal that renders to the value itself; and the files
+are rendered in a scratch folder whose path holds no user text (cookiecutter also renders the
+output path), then moved into place.
 """
 
 from __future__ import annotations
@@ -62,6 +68,11 @@ def _check_text(label: str, value: str) -> str:
     if any(c in value for c in '"\\') or not value.isprintable():
         raise UsageError(f"{label} must be one printable line without quotes or backslashes")
     return value
+
+
+def literal(value: str) -> str:
+    """Jinja source that renders to ``value`` itself: every character as an escape in a string literal."""
+    return '{{ "' + "".join(f"\\U{ord(c):08x}" for c in value) + '" }}' if value else value
 
 
 def resolve_environment(environment: str) -> dict:
@@ -143,7 +154,7 @@ def new(
     target = os.path.join(output_dir, folder)
     if os.path.lexists(target):
         raise UsageError(f"{target} already exists; not overwriting it")
-    directory = _render(os.path.join(templates_dir(), template), context, output_dir)
+    directory = _render(os.path.join(templates_dir(), template), context, target)
     if agent_directory:  # registry-hosted requirements as hashed direct references
         from .registry._requirements import pin_hosted
 
@@ -160,8 +171,21 @@ def new(
     }
 
 
-def _render(template: str, context: dict, output_dir: str) -> str:
-    """Render with the cookiecutter library, without prompts, user config or replay files."""
+def _literal_context(template: str, context: dict) -> dict:
+    """Text values as literals; choice values (lists in cookiecutter.json, ours, not the user's) as they are."""
+    import json
+
+    with open(os.path.join(template, "cookiecutter.json"), encoding="utf-8") as f:
+        defaults = json.load(f)
+    return {key: literal(value) if isinstance(defaults.get(key), str) else value for key, value in context.items()}
+
+
+def _render(template: str, context: dict, target: str) -> str:
+    """Render with the cookiecutter library (no prompts, user config or replay files) into ``target``.
+
+    Every value is passed as a literal; cookiecutter renders into a scratch folder (its path is
+    rendered too, so it must hold no user text), and the result is then moved to ``target``.
+    """
     import shutil
     import tempfile
 
@@ -169,6 +193,8 @@ def _render(template: str, context: dict, output_dir: str) -> str:
     from cookiecutter.main import cookiecutter
 
     with tempfile.TemporaryDirectory(prefix="agentos-new-") as scratch:
+        if any(mark in scratch for mark in "{}%#"):
+            raise UsageError(f"the temporary folder {scratch} has template characters; set TMPDIR elsewhere")
         config = {"replay_dir": scratch, "cookiecutters_dir": scratch}
         # A copy without the bytecode that pip compiles from the template's .py files on install.
         clean = os.path.join(scratch, os.path.basename(template))
@@ -176,13 +202,18 @@ def _render(template: str, context: dict, output_dir: str) -> str:
             template, clean, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ruff_cache", ".pytest_cache")
         )
         try:
-            return cookiecutter(
+            rendered = cookiecutter(
                 clean,
                 no_input=True,
-                extra_context=context,
-                output_dir=output_dir,
+                extra_context=_literal_context(clean, context),
+                output_dir=os.path.join(scratch, "out"),
                 overwrite_if_exists=False,
                 default_config=config,
             )
         except CookiecutterException as exc:
             raise UsageError(f"could not render {os.path.basename(template)}: {exc}") from None
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):
+            raise UsageError(f"{target} already exists; not overwriting it")
+        shutil.move(rendered, target)
+        return target

@@ -28,6 +28,7 @@ def _load_hook_plugins(pm: pluggy.PluginManager) -> None:
     from importlib.metadata import entry_points
 
     from .host import DISABLE_ENV, normalize
+    from .host._boundary import passes_through, stdout_to_stderr
 
     disabled = {normalize(p) for p in os.environ.get(DISABLE_ENV, "").split(",") if p.strip()}
     for ep in entry_points(group=PLUGIN_GROUP):
@@ -35,8 +36,12 @@ def _load_hook_plugins(pm: pluggy.PluginManager) -> None:
         if dist in disabled or normalize(ep.name) in disabled or pm.has_plugin(ep.name):
             continue
         try:
-            pm.register(ep.load(), name=ep.name)
-        except Exception as exc:  # a broken tracker must not stop a run
+            with stdout_to_stderr():
+                plugin = ep.load()
+            pm.register(plugin, name=ep.name)
+        except BaseException as exc:  # a broken tracker must not stop a run, even with SystemExit
+            if passes_through(exc):
+                raise
             load_errors[ep.name] = f"{type(exc).__name__}: {exc}"
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .._version import __version__
+from ._suggest import SuggestingParser
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
@@ -14,7 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands"
 
 def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:
     """The parser; plugin commands are listed from metadata, and only ``load_command``'s is imported."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="agentos",
         description="Build, share and run reinforcement-learning agents made of pip-installable components.",
     )

@@ -119,6 +119,11 @@ def _search(args) -> int:
         dump_json(rows)
         return 0
     if not rows:
+        from ._suggest import print_error, search_hint
+
+        hint = search_hint(list(args.terms), search(kind, None, args.index_url))
+        if hint:  # most likely a typo: say what was meant, as a usage error
+            return print_error(f"no components match {' '.join(args.terms)!r}{hint}")
         print("no components found")
         return 0
     table(

@@ -1,7 +1,10 @@
 """A small INI document that keeps comments and layout when edited, and is saved atomically.
 
 ``configparser`` drops comments on write; an ``agent.ini`` is edited by people and by tools, so
-edits here touch only the lines they change.
+edits here touch only the lines they change. The file is kept as people write it: a UTF-8 byte
+order mark and the line endings (``\n``, ``\r\n`` or ``\r``) survive an edit, lines are counted
+as editors count them (``str.splitlines`` would also split at U+2028, form feeds and other
+separators), and a symlinked file is written through to its target.
 """
 
 from __future__ import annotations
@@ -13,6 +16,17 @@ from ..errors import ConfigError
 
 _SECTION_RE = re.compile(r"^\[\s*([^\]]+?)\s*\]\s*([;#].*)?$")
 _KEY_RE = re.compile(r"^([A-Za-z_][\w.\-]*)\s*[=:]\s?(.*)$")
+_NEWLINE_RE = re.compile(r"\r\n|\n|\r")
+BOM = "\ufeff"
+
+
+def split_lines(text: str) -> tuple[list[str], str]:
+    """Lines as editors count them (``\\n``, ``\\r\\n``, ``\\r``) and the first line ending found."""
+    found = _NEWLINE_RE.search(text)
+    lines = _NEWLINE_RE.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line ending does not start another line
+    return lines, found.group(0) if found else "\n"
 
 
 class Entry:
@@ -39,14 +53,15 @@ class IniDocument:
 
     def __init__(self, text: str = "", path: str | None = None):
         self.path = path
-        self.lines: list[str] = text.splitlines()
+        self.bom = text.startswith(BOM)
+        self.lines, self.newline = split_lines(text[1:] if self.bom else text)
         self.sections: dict[str, Section] = {}
         self._parse()
 
     @classmethod
     def read(cls, path: str) -> IniDocument:
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8", newline="") as f:  # newline="": keep the line endings
                 return cls(f.read(), path)
         except FileNotFoundError:
             raise ConfigError("file not found", path) from None
@@ -57,6 +72,7 @@ class IniDocument:
         self.sections = {}
         current: Section | None = None
         for number, text in enumerate(self.lines, start=1):
+            text = text.lstrip("\f")  # a form feed (page break) at the start of a line is not indentation
             stripped = text.strip()
             if not stripped or stripped[0] in "#;":
                 continue
@@ -127,7 +143,8 @@ class IniDocument:
 
     # -- writing ------------------------------------------------------------------------------------
     def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
+        """The document with its byte order mark (if it had one) and its own line endings."""
+        return (BOM if self.bom else "") + "".join(line + self.newline for line in self.lines)
 
     def save(self, path: str | None = None) -> None:
         atomic_write(path or self.path, self.text())
@@ -148,13 +165,18 @@ def strip_comment(raw: str) -> str:
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write a file so that readers see the old or the new content, never a mix."""
+    """Write a file so that readers see the old or the new content, never a mix.
+
+    ``text`` is written as it is (no newline translation). A symlink is written through: its
+    target is replaced (atomically, in the target's folder) and the link stays a link.
+    """
     import tempfile
 
-    directory = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

@@ -1,7 +1,7 @@
 """The component host: knows every component by its spec and imports one only when it is used.
 
 Errors are collected per component (as napari/npe2 does): a plugin that cannot be imported is
-reported with its error and never breaks the host or the other components.
+reported with its error and never breaks the host or the other components (see ``_boundary``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 
 from ..errors import ComponentLoadError, UnknownComponentError
 from . import _discovery
+from ._boundary import passes_through, stdout_to_stderr
 from ._discovery import ComponentSpec
 from ._names import KINDS, canonical_kind, did_you_mean, normalize
 
@@ -110,8 +111,11 @@ class ComponentHost:
         if spec.key in self.errors:
             raise ComponentLoadError(f"{label} failed to load: {self.errors[spec.key]}")
         try:
-            obj, module = _import_value(spec.value, self._local_dirs.get(spec.key))
-        except Exception as exc:  # any error inside plugin code stays with that plugin
+            with stdout_to_stderr():
+                obj, module = _import_value(spec.value, self._local_dirs.get(spec.key))
+        except BaseException as exc:  # any error inside plugin code stays with that plugin, even SystemExit
+            if passes_through(exc):
+                raise
             message = _one_line(exc)
             self.errors[spec.key] = message
             _record_error(spec, message)

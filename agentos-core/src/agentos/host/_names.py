@@ -33,7 +33,8 @@ def canonical_kind(kind: str) -> str:
     """``env`` -> ``environment``; raises ValueError for an unknown kind."""
     kind = KIND_ALIASES.get(kind.lower(), kind.lower())
     if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; kinds are: {', '.join(KINDS)}")
+        hint = did_you_mean(kind, [*KINDS, *KIND_ALIASES])
+        raise ValueError(f"unknown kind {kind!r}{hint} (kinds are: {', '.join(KINDS)})")
     return kind
 
 

@@ -26,7 +26,7 @@ import time
 
 from ..errors import AgentOSError
 from ..host._names import normalize
-from . import _catalogue, _pages, _site
+from . import _catalogue, _install_files, _pages, _site
 from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
 
@@ -136,8 +136,9 @@ class LocalIndex:
         write_atomic(os.path.join(folder, "index.json"), _pages.project_json(project, files, versions))
         write_atomic(os.path.join(folder, "index.html"), _pages.project_html(project, files))
 
-    def _write_catalogue(self, catalogue: dict) -> None:
+    def _write_catalogue(self, catalogue: dict, changed: set[str] | None = None) -> None:
         _catalogue.refresh(catalogue)
+        _install_files.write_all(self, catalogue, write_atomic, changed)  # install/<project>.txt, for plain pip
         write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
         write_atomic(os.path.join(self.root, "index.html"), _site.catalogue_html(catalogue))  # the browsable site
 
@@ -228,7 +229,7 @@ class LocalIndex:
                         files.append(_pages.file_entry(art, self._file_url(art), now))
                 self._write_project(project, files)
             if plans:
-                self._write_catalogue(catalogue)
+                self._write_catalogue(catalogue, {plan[0] for plan in plans})
                 _site.write_project_pages(self.root, catalogue, [plan[0] for plan in plans])  # the browsable site
             root = self._root_projects()
             if root is None or not set(catalogue["projects"]) <= root:
@@ -295,7 +296,7 @@ class LocalIndex:
             release = catalogue["projects"].get(project, {}).get("releases", {}).get(str(wanted))
             if release is not None:
                 release["yanked"] = False if undo else (reason or True)
-            self._write_catalogue(catalogue)
+            self._write_catalogue(catalogue, {project})
             _site.write_project_pages(self.root, catalogue, [project])  # the browsable site
         return changed
 

@@ -1,0 +1,135 @@
+"""``install/<project>.txt``: one pip requirements file per project, for machines without AgentOS.
+
+``pip install -r $AGENTOS_INDEX_URL/install/agentos-env-2048.txt`` installs the project's newest
+release and every project of this index it needs (agentos-core) as direct references to this
+index's files with their sha256 (pip verifies them), and takes only third-party dependencies
+(gymnasium, numpy...) from pip's usual index. No other index can then substitute a same-named
+project (dependency confusion: agentos-core exists on PyPI as an unrelated project). pip expands
+``${AGENTOS_INDEX_URL}`` in the file, so the index stays relocatable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+FOLDER = "install"
+VARIABLE = "AGENTOS_INDEX_URL"
+_NAME_RE = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def _pick(catalogue: dict, project: str, specifier) -> str | None:
+    """The newest non-yanked release of ``project`` that ``specifier`` allows."""
+    from packaging.version import Version
+
+    releases = catalogue["projects"][project]["releases"]
+    allowed = [v for v, r in releases.items() if not r.get("yanked") and Version(v) in specifier]
+    return max(allowed, key=Version) if allowed else None
+
+
+def closure(catalogue: dict, project: str, version: str) -> list[tuple[str, str]]:
+    """``(project, version)`` of ``project`` and every project of this index it requires, dependencies first."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.utils import canonicalize_name
+
+    order: list[tuple[str, str]] = []
+
+    def visit(name: str, ver: str, seen: tuple) -> None:
+        if any(n == name for n, _ in order) or name in seen:
+            return
+        for line in catalogue["projects"][name]["releases"][ver].get("requires") or []:
+            try:
+                req = Requirement(line)
+            except InvalidRequirement:
+                continue
+            dep = canonicalize_name(req.name)
+            if dep not in catalogue["projects"] or (req.marker and not req.marker.evaluate({"extra": ""})):
+                continue  # a third-party project (pip's usual index) or an extra
+            chosen = _pick(catalogue, dep, req.specifier or SpecifierSet())
+            if chosen:
+                visit(dep, chosen, (*seen, name))
+        order.append((name, ver))
+
+    visit(project, version, ())
+    return order
+
+
+def render(index, catalogue: dict, project: str, version: str) -> str | None:
+    """The requirements file of ``project`` ``version``, or None when a needed file is missing."""
+    lines = []
+    for name, ver in closure(catalogue, project, version):
+        files = [f for f in index.project_files(name) if _file_version(f["filename"]) == ver]
+        wheels = [f for f in files if f["filename"].endswith("-py3-none-any.whl")] or files
+        if not wheels:
+            return None
+        chosen = wheels[0]
+        package = catalogue["projects"][name]["package"]
+        url = f"${{{VARIABLE}}}/files/{name}/{chosen['filename']}#sha256={chosen['hashes']['sha256']}"
+        lines.append(f"{package} @ {url}")
+    head = [
+        f"# {catalogue['projects'][project]['package']} {version} and what it needs from this index, each an exact",
+        "# file checked by its sha256; other dependencies come from pip's usual index (PyPI).",
+        f"# Usage: export {VARIABLE}=<this index's root URL>; pip install -r ${VARIABLE}/{FOLDER}/{project}.txt",
+    ]
+    return "\n".join(head + lines) + "\n"
+
+
+def _file_version(filename: str) -> str:
+    from packaging.utils import parse_sdist_filename, parse_wheel_filename
+
+    try:
+        parsed = parse_wheel_filename(filename) if filename.endswith(".whl") else parse_sdist_filename(filename)
+    except ValueError:
+        return ""
+    return str(parsed[1])
+
+
+def write_all(index, catalogue: dict, write, changed: set[str] | None = None) -> None:
+    """Write ``install/<project>.txt`` of each project whose file may differ (``write(path, text)``).
+
+    With ``changed`` (the projects just published or yanked), only the projects that need one of
+    them are rendered (from the catalogue: no other page is read), so a publish stays cheap.
+    """
+    from ._catalogue import latest
+
+    affected = set(catalogue["projects"]) if changed is None else _dependents(catalogue, changed)
+    for project, info in catalogue["projects"].items():
+        if project not in affected:
+            continue
+        version = latest(info["releases"])
+        text = render(index, catalogue, project, version) if version else None
+        path = os.path.join(index.root, FOLDER, f"{project}.txt")
+        if text is None:
+            if os.path.exists(path):
+                os.unlink(path)
+        elif not _same(path, text):
+            write(path, text)
+
+
+def _dependents(catalogue: dict, changed: set[str]) -> set[str]:
+    """``changed`` and every project whose releases name one of them, transitively (names only: cheap)."""
+    requires = {
+        project: {_name(line) for release in info["releases"].values() for line in release.get("requires") or []}
+        for project, info in catalogue["projects"].items()
+    }
+    affected = set(changed)
+    while True:
+        more = {project for project, names in requires.items() if names & affected} - affected
+        if not more:
+            return affected
+        affected |= more
+
+
+def _name(requirement: str) -> str:
+    match = _NAME_RE.match(requirement)
+    return _SEPARATORS.sub("-", match.group(0).strip()).lower() if match else ""
+
+
+def _same(path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
+    except OSError:
+        return False
