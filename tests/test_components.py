@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-HEAVY = ("torch", "gymnasium", "numpy", "agentos_env_2048", "agentos_env_corridor", "agentos_policy_random")
+HEAVY = ("torch", "gymnasium", "numpy", "agentos_env_2048", "agentos_env_corridor", "agentos_policy_random", "dask",
+         "distributed", "agentos_preset_sarsa_table")
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def test_list_shows_installed_components(venv, tmp_path):
     assert "random" in text and "corridor" not in text
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"]])
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"], ["experiment", "run", "--help"]])
 def test_startup_imports_no_heavy_or_plugin_module(venv, tmp_path, argv):
     code = f"""
         import sys, io, contextlib

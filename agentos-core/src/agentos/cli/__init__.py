@@ -7,9 +7,10 @@ import sys
 
 from .._version import __version__
 
-KIND_CHOICES = ["environment", "policy", "trainer", "agent", "env"]
+KIND_CHOICES = ["environment", "policy", "trainer", "agent", "preset", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
-COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands")
+COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands",
+                                   "._experiment_commands")
 
 
 def build_parser() -> argparse.ArgumentParser:
