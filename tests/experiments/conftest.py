@@ -1,18 +1,10 @@
-"""Helpers for experiment tests: tiny corridor grids, run through the real CLI or API."""
+"""Fixtures for experiment tests: experiment files written by the test."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def agentos(*args, cwd, env=None, timeout=240, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agentos", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})}, **kwargs)
 
 
 @pytest.fixture

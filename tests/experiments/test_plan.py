@@ -9,7 +9,7 @@ import pytest
 from agentos.config import AgentConfig
 from agentos.errors import AgentOSError
 from agentos.experiments import load_preset, plan, read_experiment
-from conftest import agentos
+from experiments.helpers import agentos
 
 
 def test_a_file_becomes_a_grid_of_trials(write_experiment):
@@ -42,7 +42,7 @@ def test_a_file_becomes_a_grid_of_trials(write_experiment):
 def test_presets_apply_per_environment_settings():
     preset = load_preset("sarsa-table")  # names compare like package names
     on_2048 = AgentConfig.from_text(plan([preset.name], ["2048"], seeds=1, episodes=1)[0].agent_ini)
-    assert on_2048.component("policy", "q_table").kwargs()["key"] == 2048
+    assert on_2048.component("policy", "q_table").kwargs()["key"] == "2048"
     assert on_2048.component("trainer", "sarsa").kwargs()["alpha"] == 0.05
 
 

@@ -11,7 +11,7 @@ import sys
 import time
 
 from agentos.experiments import ExperimentResult, run_experiment
-from conftest import agentos
+from experiments.helpers import agentos
 
 KILLER = '''
 import os, signal

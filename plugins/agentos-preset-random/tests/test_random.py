@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from agentos.config import AgentConfig
 from agentos.experiments import load_preset
 from agentos.experiments._presets import agent_ini_text

@@ -17,11 +17,11 @@ def process_pool(workers: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from ._trial import limit_threads
+    from ._trial import init_worker
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=limit_threads)
+                               initializer=init_worker)
 
 
 class DaskExecutor:
@@ -59,3 +59,13 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def stop_workers(executor) -> None:
+    """Stop a process pool's workers now (Ctrl-C): running trials are abandoned, not awaited."""
+    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        process.terminate()

@@ -53,7 +53,7 @@ def run_experiment(
     starts one), else in a pool of ``workers`` processes. A trial whose worker dies is retried up to
     ``retries`` times. Ctrl-C keeps the finished trials and writes the summary before re-raising.
     """
-    from ._executors import DaskExecutor, default_workers, process_pool
+    from ._executors import DaskExecutor, default_workers, process_pool, stop_workers
 
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings)
@@ -107,6 +107,8 @@ def run_experiment(
     except KeyboardInterrupt:
         for future in running:
             future.cancel()
+        if make is not None:
+            stop_workers(executor)
         raise
     finally:
         if owned and executor is not None:

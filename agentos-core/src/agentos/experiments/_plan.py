@@ -155,7 +155,8 @@ def read_experiment(path: str) -> dict:
         value = options.get(key)
         options[key] = [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
     base = os.path.dirname(os.path.abspath(path))
-    options["agents"] = [os.path.join(base, a) if os.path.isdir(os.path.join(base, a)) else a for a in options["agents"]]
+    options["agents"] = [os.path.join(base, a) if os.path.isdir(os.path.join(base, a)) else a
+                         for a in options["agents"]]
     options.setdefault("name", os.path.splitext(os.path.basename(path))[0])
     options.setdefault("folder", os.path.join(base, "experiments", str(options["name"])))
     options.setdefault("seeds", 1)

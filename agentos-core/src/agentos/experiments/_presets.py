@@ -48,7 +48,7 @@ def _validate(name: str, data) -> dict:
         ok = (kind in _COMPONENT_KINDS and isinstance(value, list | tuple) and len(value) == 2
               and isinstance(value[0], str) and isinstance(value[1], dict))
         if not ok:
-            raise UsageError(f"preset {name!r}: components.{kind} must be [name, {{settings}}] for policy/trainer/agent")
+            raise UsageError(f"preset {name!r}: components.{kind} must be [name, {{settings}}] (policy/trainer/agent)")
     for env, kinds in (data.get("environments") or {}).items():
         if not isinstance(kinds, dict) or any(k not in data["components"] and k != "environment" for k in kinds):
             raise UsageError(f"preset {name!r}: environments.{env} names a kind the preset has no component for")

@@ -100,6 +100,7 @@ class ExperimentResult:
         """The trials recorded in an experiment folder (finished or failed)."""
         from ..errors import UsageError
 
+        folder = os.path.abspath(folder)
         trials_dir = os.path.join(folder, "trials")
         if not os.path.isdir(trials_dir):
             raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")

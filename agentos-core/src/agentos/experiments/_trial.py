@@ -24,6 +24,14 @@ def limit_threads() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
+def init_worker() -> None:
+    """A pool worker: one math thread; Ctrl-C is the client's to handle (it stops the experiment)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit_threads()
+
+
 def _collect(folder: str) -> dict[str, bytes]:
     files = {}
     for root, _, names in os.walk(folder):
@@ -60,6 +68,8 @@ def run_trial(trial: dict) -> dict:
             if trial["test_episodes"]:
                 outcome["test"] = _brief(api.run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
                                                  fresh=not trial["trains"]))
+            if (outcome["train"] or {}).get("status") == "interrupted":
+                outcome["status"] = "interrupted"  # not finished: a resumed experiment runs it again
         except Exception as exc:  # a failing trial is reported with one line; the others go on
             outcome["status"] = "failed"
             outcome["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
