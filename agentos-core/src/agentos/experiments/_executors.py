@@ -19,7 +19,12 @@ def process_pool(workers: int):
 
     from ._trial import init_worker
 
+    import sys
+
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main and not os.path.isfile(main) and "fork" in multiprocessing.get_all_start_methods():
+        method = "fork"  # a script read from stdin cannot be re-imported by new workers
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=init_worker)
 

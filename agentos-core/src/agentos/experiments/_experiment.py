@@ -134,6 +134,7 @@ def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:
     store_result(trial_dir, outcome)
     entry = trial.as_dict() | {k: v for k, v in outcome.items() if k != "id"} | {"attempts": attempts,
                                                                                "run_dir": trial_dir}
-    entry.setdefault("error", "")
+    for key, default in (("error", ""), ("train", None), ("test", None), ("seconds", None), ("pid", None)):
+        entry.setdefault(key, default)
     atomic_write(os.path.join(trial_dir, "trial.json"), json.dumps(entry, indent=1, default=str))
     return entry

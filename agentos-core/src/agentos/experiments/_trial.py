@@ -54,6 +54,7 @@ def run_trial(trial: dict) -> dict:
     from .. import api
 
     limit_threads()
+    os.environ["AGENTOS_RUN_PLOT"] = "0"  # one plot per experiment, not one PNG per run
     started = time.perf_counter()
     outcome = {"id": trial["id"], "status": "finished", "error": "", "train": None, "test": None,
                "pid": os.getpid(), "host": os.uname().nodename}
