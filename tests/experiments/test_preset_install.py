@@ -10,6 +10,7 @@ def test_install_preset_from_an_index_and_train_with_it(core_venv, registry_inde
     folder = registry_index.parent / "preset_agent"
     assert venv.agentos("init", folder).returncode == 0
     env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    assert venv.agentos("install", "environment", "corridor", cwd=folder, env=env).returncode == 0
     proc = venv.agentos("install", "preset", "sarsa_table", cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
     ini = (folder / "agent.ini").read_text()

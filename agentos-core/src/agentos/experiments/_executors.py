@@ -15,11 +15,10 @@ def process_pool(workers: int):
     Their workers are not daemons, so a trial may start subprocesses (vectorised environments).
     """
     import multiprocessing
+    import sys
     from concurrent.futures import ProcessPoolExecutor
 
     from ._trial import init_worker
-
-    import sys
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     main = getattr(sys.modules.get("__main__"), "__file__", None)
