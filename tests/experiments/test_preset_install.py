@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentos.config import AgentConfig
 from registry.conftest import core_deps_site, core_venv, registry_index  # noqa: F401  (fixtures)
 
 
@@ -15,7 +16,12 @@ def test_install_preset_from_an_index_and_train_with_it(core_venv, registry_inde
     assert proc.returncode == 0, proc.stderr
     ini = (folder / "agent.ini").read_text()
     assert "[preset.sarsa_table]" in ini and "package = agentos-preset-sarsa-table" in ini
-    # its components came with it (dependencies of the preset package), and agent.ini uses them
+    # its components came with it (dependencies of the preset package); agent.ini names no policy of
+    # its own any more (the starter's random), so the preset's q_table and sarsa are used
+    config = AgentConfig.load(str(folder))
+    config.set_default("policy", None)
+    config.save()
+    ini = (folder / "agent.ini").read_text()
     proc = venv.agentos("train", "60", "--seed", "0", "--quiet", cwd=folder)
     assert proc.returncode == 0, proc.stderr
     proc = venv.agentos("run", "--episodes", "2", "--seed", "0", cwd=folder)
