@@ -25,6 +25,7 @@ TOOLS = [
     "editables",
     "build",
     "pytest>=8",
+    "dask[distributed]>=2024.1",  # agentos experiment --scheduler (the agentos-core[dask] extra)
     "cookiecutter>=2.5",
     "rich>=13",
     "matplotlib",

@@ -12,11 +12,14 @@ HEAVY = (
     "gymnasium",
     "numpy",
     "numba",
+    "dask",
+    "distributed",
     "agentos_env_2048",
     "agentos_env_corridor",
     "agentos_policy_random",
     "agentos_policy_ntuple",
     "agentos_trainer_td",
+    "agentos_preset_sarsa_table",
 )
 
 
@@ -40,7 +43,7 @@ def test_list_shows_installed_components(venv, tmp_path):
     assert "random" in text and "corridor" not in text
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"]])
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"], ["experiment", "run", "--help"]])
 def test_startup_imports_no_heavy_or_plugin_module(venv, tmp_path, argv):
     code = f"""
         import sys, io, contextlib

@@ -18,6 +18,10 @@ class AgentContext:
     """Components of one agent: which are defaults, their settings, and the built instances."""
 
     def __init__(self, config: AgentConfig | None = None, host: ComponentHost | None = None):
+        if config is not None and config.default("preset"):  # components and settings from a preset
+            from .experiments._presets import expand_preset
+
+            config = expand_preset(config)
         self.config = config
         self.host = host or ComponentHost()
         self.instances: dict[tuple[str, str], object] = {}

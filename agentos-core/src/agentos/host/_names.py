@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 
-KINDS = ("environment", "policy", "trainer", "agent")
+KINDS = ("environment", "policy", "trainer", "agent", "preset")
 GROUP_PREFIX = "agentos."
 #: The short word used in distribution names: ``agentos-env-2048``.
-DIST_WORD = {"environment": "env", "policy": "policy", "trainer": "trainer", "agent": "agent"}
+DIST_WORD = {"environment": "env", "policy": "policy", "trainer": "trainer", "agent": "agent", "preset": "preset"}
 KIND_ALIASES = {
     "env": "environment",
     "environments": "environment",
     "policies": "policy",
     "trainers": "trainer",
     "agents": "agent",
+    "presets": "preset",
 }
 _NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _SEPARATORS = re.compile(r"[-_.]+")

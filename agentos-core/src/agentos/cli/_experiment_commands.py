@@ -1,0 +1,126 @@
+"""``agentos experiment run|show|plot``: nothing heavy is imported until a handler runs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("experiment", help="agents × environments × seeds × settings: run, show, plot")
+    es = p.add_subparsers(dest="experiment_command", metavar="run|show|plot", required=True)
+    r = es.add_parser("run", help="run every trial of an experiment file (finished trials are skipped)")
+    r.add_argument("file", help="the experiment file (INI: [experiment], [settings])")
+    r.add_argument("--workers", "-j", type=int, default=None, help="worker processes (default: the cores)")
+    r.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) or 'local'")
+    r.add_argument("--retries", type=int, default=2, help="retries of a trial whose worker dies (default 2)")
+    r.add_argument("--quiet", "-q", action="store_true", help="print only the table")
+    r.set_defaults(handler=_run)
+    for name, text in (("show", "the table of an experiment: mean ± std over seeds"),
+                       ("plot", "learning curves, one panel per environment (PNG)")):
+        s = es.add_parser(name, help=text)
+        s.add_argument("experiment", help="an experiment folder, or the name under ./experiments/")
+        if name == "show":
+            s.add_argument("--json", action="store_true", help="machine-readable output")
+            s.set_defaults(handler=_show)
+        else:
+            s.add_argument("--output", "-o", help="the PNG (default: <experiment>/returns100.png)")
+            s.set_defaults(handler=_plot)
+
+
+class _Progress:
+    """A rich bar with the running trials on a terminal, else one line every ``interval`` seconds."""
+
+    def __init__(self, quiet: bool, interval: float = 5.0):
+        self.quiet, self.interval, self.last, self.bar, self.task = quiet, interval, 0.0, None, None
+        if not quiet and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                TextColumn("{task.description}"), transient=True)
+            self.bar.start()
+
+    def __call__(self, done: int, total: int, running: list[str]) -> None:
+        if self.quiet:
+            return
+        text = "; ".join(running[:4]) + (f" (+{len(running) - 4})" if len(running) > 4 else "")
+        if self.bar is not None:
+            if self.task is None:
+                self.task = self.bar.add_task("", total=total)
+            self.bar.update(self.task, completed=done, description=text)
+        elif time.monotonic() - self.last >= self.interval or done == total:
+            self.last = time.monotonic()
+            print(f"trials {done}/{total}" + (f"; running: {text}" if text else ""), file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _fmt(mean, std) -> str:
+    from ._output import number
+
+    return "-" if mean is None else f"{number(mean)} ± {number(std or 0.0)}"
+
+
+def print_table(result) -> None:
+    from ._output import number, table
+
+    rows = [{**row, "train": _fmt(row["train_return_mean"], row["train_return_std"]),
+             "test": _fmt(row["test_return_mean"], row["test_return_std"]),
+             "sps": "-" if row["steps_per_second"] is None else number(row["steps_per_second"]),
+             "wall": f"{row['wall_seconds']:.1f}s", "settings": "" if row["settings"] == "{}" else row["settings"]}
+            for row in result.table()]
+    table(rows, [("agent", "agent"), ("environment", "environment"), ("settings", "settings"), ("seeds", "seeds"),
+                 ("train", "train return (last 100)"), ("test", "test return"), ("sps", "steps/s"),
+                 ("wall", "wall")])
+    for trial in result.failed():
+        print(f"failed: {trial['agent']} {trial['environment']} seed={trial['seed']}: {trial.get('error', '')}")
+
+
+def _folder(ref: str) -> str:
+    return ref if os.path.isdir(ref) else os.path.join("experiments", ref)
+
+
+def _run(args) -> int:
+    from ..experiments import read_experiment, run_experiment
+
+    options = read_experiment(args.file)
+    progress = _Progress(args.quiet)
+    try:
+        result = run_experiment(
+            options["agents"], options["environments"], seeds=options["seeds"], episodes=options.get("episodes"),
+            steps=options.get("steps"), test_episodes=options.get("test_episodes", 10),
+            settings=options["settings"], agent_settings=options["agent_settings"], folder=options["folder"],
+            workers=args.workers or options.get("workers"), scheduler=args.scheduler or options.get("scheduler"),
+            retries=args.retries, on_progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"agentos: interrupted; finished trials are kept in {options['folder']} (run again to resume)",
+              file=sys.stderr)
+        return 130
+    progress.close()
+    print_table(result)
+    print(f"summary: {os.path.join(result.folder, 'summary.csv')} ({result.seconds:.1f}s)")
+    return 1 if result.failed() else 0
+
+
+def _show(args) -> int:
+    from ..experiments import ExperimentResult
+    from ._output import dump_json
+
+    result = ExperimentResult.load(_folder(args.experiment))
+    if args.json:
+        dump_json({"table": result.table(), "failed": result.failed()})
+    else:
+        print_table(result)
+    return 0
+
+
+def _plot(args) -> int:
+    from ..experiments import ExperimentResult
+
+    result = ExperimentResult.load(_folder(args.experiment))
+    print(result.plot(args.output))
+    return 0

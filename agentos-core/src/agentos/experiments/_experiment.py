@@ -1,0 +1,140 @@
+"""``run_experiment``: every trial of a grid on an executor, resumable, with retries and a summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from ..config import atomic_write
+from ._plan import Trial, plan
+from ._summary import ExperimentResult, write_summary
+
+DEFAULT_RETRIES = 2
+
+
+def _load_done(folder: str, trial: Trial) -> dict | None:
+    try:
+        with open(os.path.join(folder, "trials", trial.id, "trial.json"), encoding="utf-8") as f:
+            done = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return done if done.get("status") == "finished" else None
+
+
+def _worker_died(exc: BaseException) -> bool:
+    return isinstance(exc, BrokenProcessPool) or type(exc).__name__ in ("KilledWorker", "CommClosedError")
+
+
+def run_experiment(
+    agents: Iterable[str],
+    environments: Iterable[str],
+    *,
+    seeds: int | Iterable[int] = 1,
+    episodes: int | None = None,
+    steps: int | None = None,
+    test_episodes: int = 10,
+    settings: dict | None = None,
+    agent_settings: dict | None = None,
+    folder: str = "experiments/experiment",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    retries: int = DEFAULT_RETRIES,
+    on_progress: Callable[[int, int, list[str]], None] | None = None,
+) -> ExperimentResult:
+    """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
+
+    ``agents`` are preset names or agent folders; ``settings`` maps ``kind.key`` to a value or a list
+    (a grid axis). Trials run on ``executor``, else on a Dask cluster at ``scheduler`` (``local``
+    starts one), else in a pool of ``workers`` processes. A trial whose worker dies is retried up to
+    ``retries`` times. Ctrl-C keeps the finished trials and writes the summary before re-raising.
+    """
+    from ._executors import DaskExecutor, default_workers, process_pool, stop_workers
+
+    trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
+                  test_episodes=test_episodes, settings=settings, agent_settings=agent_settings)
+    folder = os.path.abspath(folder)
+    os.makedirs(os.path.join(folder, "trials"), exist_ok=True)
+    atomic_write(os.path.join(folder, "experiment.json"),
+                 json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1))
+    outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
+    pending = [t for t in trials if t.id not in outcomes]
+    workers = workers or default_workers()
+    owned = executor is None
+    if scheduler and owned:
+        executor = DaskExecutor(scheduler, workers)
+    slots = executor.slots() if hasattr(executor, "slots") else workers
+    make = (lambda: process_pool(workers)) if owned and not scheduler else None
+    executor = executor or make()
+    attempts: dict[str, int] = {}
+    running: dict = {}
+    started = time.perf_counter()
+    try:
+        while pending or running:
+            while pending and len(running) < slots:
+                trial = pending.pop(0)
+                attempts[trial.id] = attempts.get(trial.id, 0) + 1
+                running[executor.submit(_run_trial_dict, trial.as_dict())] = trial
+            if on_progress:
+                on_progress(len(outcomes), len(trials), [t.label() for t in running.values()])
+            done, _ = wait(list(running), timeout=5, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in done:
+                trial = running.pop(future)
+                try:
+                    outcome = future.result()
+                except Exception as exc:
+                    if not _worker_died(exc):
+                        outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+                    elif attempts[trial.id] <= retries:
+                        broken = broken or isinstance(exc, BrokenProcessPool)
+                        pending.insert(0, trial)
+                        continue
+                    else:
+                        outcome = {"status": "failed", "error": f"worker died {attempts[trial.id]} times"}
+                outcomes[trial.id] = _record(folder, trial, outcome, attempts[trial.id])
+            if broken and make is not None:  # a dead process breaks the whole pool: start a new one
+                for future, trial in running.items():
+                    future.cancel()
+                    pending.insert(0, trial)
+                running.clear()
+                executor.shutdown(wait=False, cancel_futures=True)
+                executor = make()
+    except KeyboardInterrupt:
+        for future in running:
+            future.cancel()
+        if make is not None:
+            stop_workers(executor)
+        raise
+    finally:
+        if owned and executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
+        if on_progress:
+            on_progress(len(outcomes), len(trials), [])
+    return result
+
+
+def _run_trial_dict(trial: dict) -> dict:
+    from ._trial import run_trial
+
+    return run_trial(trial)
+
+
+def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:
+    """Store a trial's files and its ``trial.json`` (written last: its presence means "done")."""
+    from ._trial import store_result
+
+    trial_dir = os.path.join(folder, "trials", trial.id)
+    os.makedirs(trial_dir, exist_ok=True)
+    store_result(trial_dir, outcome)
+    entry = trial.as_dict() | {k: v for k, v in outcome.items() if k != "id"} | {"attempts": attempts,
+                                                                               "run_dir": trial_dir}
+    for key, default in (("error", ""), ("train", None), ("test", None), ("seconds", None), ("pid", None)):
+        entry.setdefault(key, default)
+    atomic_write(os.path.join(trial_dir, "trial.json"), json.dumps(entry, indent=1, default=str))
+    return entry

@@ -1,0 +1,163 @@
+"""The experiment file and the grid of trials it describes.
+
+    [experiment]                 ; agent.ini style, parsed by agentos.config
+    agents = [sarsa_table, random, ./my_agent]   ; preset names or agent folders
+    environments = [corridor, 2048]
+    seeds = 5                    ; 0..4, or a list: [0, 7, 9]
+    episodes = 200               ; or: steps = 20000
+    test-episodes = 10
+
+    [settings]                   ; axes for every agent: lists form a grid
+    trainer.alpha = [0.1, 0.5]
+
+    [settings.sarsa_table]       ; axes for one agent only
+
+A trial is one point (agent, environment, seed, settings); its id is a hash of its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+from ..errors import ConfigError, UsageError
+from ..host._names import did_you_mean
+
+EXPERIMENT_KEYS = {"name", "agents", "environments", "seeds", "episodes", "steps", "test-episodes", "workers",
+                   "scheduler", "folder"}
+
+
+@dataclass
+class Trial:
+    """One point of the grid; ``agent_ini`` is the complete agent.ini the worker runs."""
+
+    agent: str
+    environment: str
+    seed: int
+    settings: dict
+    episodes: int | None
+    steps: int | None
+    test_episodes: int
+    agent_ini: str
+    trains: bool
+    identity: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        blob = json.dumps({**self.identity, "environment": self.environment, "seed": self.seed,
+                           "settings": self.settings, "episodes": self.episodes, "steps": self.steps,
+                           "test_episodes": self.test_episodes}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def label(self) -> str:
+        extra = " ".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
+        return f"{self.agent} {self.environment} seed={self.seed}" + (f" {extra}" if extra else "")
+
+    def as_dict(self) -> dict:
+        return asdict(self) | {"id": self.id}
+
+
+def grid(axes: dict) -> list[dict]:
+    """Every combination of the axes (a scalar is an axis of one value)."""
+    keys = sorted(axes)
+    values = [v if isinstance(v, list) else [v] for v in (axes[k] for k in keys)]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bool, dict]:
+    """(agent.ini text, trains?, identity) for a preset name or an agent folder."""
+    from ._presets import agent_ini_text, load_preset
+
+    folder = agent if os.path.isdir(agent) else None
+    if folder is None:
+        preset = load_preset(agent)
+        text = agent_ini_text(preset, environment, settings)
+        return text, "trainer" in preset.components, {"agent": f"preset:{preset.name}@{preset.version}"}
+    from ..config import AgentConfig, format_value
+
+    config = AgentConfig.load(folder)
+    doc = config.document
+    doc.set("agentos", "runs", "runs")
+    doc.set("environment", "default", environment)
+    for comp in config.components.values():  # local code stays where it is
+        if comp.source and ".py" in comp.source:
+            doc.set(f"{comp.kind}.{comp.name}", "source", config.resolve_path(comp.source))
+    for key, value in settings.items():
+        kind, _, name = key.partition(".")
+        default = config.default(kind) if name else None
+        if not default:
+            raise UsageError(f"setting {key!r} for agent {agent}: give <kind>.<setting> of a kind it has a default for")
+        doc.set(f"{kind}.{default}", name, format_value(value))
+    text = doc.text()
+    return text, bool(config.default("trainer")), {
+        "agent": "folder:" + hashlib.sha256(open(config.path, "rb").read()).hexdigest()}
+
+
+def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episodes=10,
+         settings=None, agent_settings=None) -> list[Trial]:
+    """The trials of a grid; every agent is resolved (and every setting checked) before any runs."""
+    if (episodes is None) == (steps is None):
+        raise UsageError("give a budget: episodes or steps (not both)")
+    if (episodes or steps) < 1 or test_episodes < 0:
+        raise UsageError("the budget must be at least 1 and test-episodes at least 0")
+    if not agents or not environments:
+        raise UsageError("an experiment needs at least one agent and one environment")
+    seeds = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    trials = []
+    for agent in agents:
+        axes = dict(settings or {}) | dict((agent_settings or {}).get(agent, {}))
+        for environment in environments:
+            for point in grid(axes):
+                text, trains, identity = _agent_source(str(agent), str(environment), point)
+                for seed in seeds:
+                    trials.append(Trial(str(agent), str(environment), seed, point, episodes if trains else None,
+                                        steps if trains else None, test_episodes, text, trains, identity))
+    return trials
+
+
+def read_experiment(path: str) -> dict:
+    """The keyword arguments of :func:`run_experiment` from an experiment file."""
+    from ..config import IniDocument, parse_value
+
+    doc = IniDocument.read(path)
+
+    def typed(section) -> dict:
+        out = {}
+        for key, entry in section.entries.items():
+            try:
+                out[key] = parse_value(entry.raw)
+            except ValueError as exc:
+                raise ConfigError(f"malformed value for {key!r}: {exc}", path, entry.line) from None
+        return out
+
+    if "experiment" not in doc.sections:
+        raise ConfigError("needs an [experiment] section (agents, environments, seeds, episodes or steps)", path)
+    options: dict = {"settings": {}, "agent_settings": {}}
+    for name, section in doc.sections.items():
+        if name == "experiment":
+            values = typed(section)
+            for key, entry in section.entries.items():
+                if key not in EXPERIMENT_KEYS:
+                    raise ConfigError(f"unknown key {key!r} in [experiment]{did_you_mean(key, EXPERIMENT_KEYS)}",
+                                      path, entry.line)
+            options.update({k.replace("-", "_"): v for k, v in values.items()})
+        elif name == "settings":
+            options["settings"] = typed(section)
+        elif name.startswith("settings."):
+            options["agent_settings"][name.split(".", 1)[1]] = typed(section)
+        else:
+            raise ConfigError(f"unknown section [{name}]; sections are [experiment], [settings], [settings.<agent>]",
+                              path, section.line)
+    for key in ("agents", "environments"):
+        value = options.get(key)
+        options[key] = [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+    base = os.path.dirname(os.path.abspath(path))
+    options["agents"] = [os.path.join(base, a) if os.path.isdir(os.path.join(base, a)) else a
+                         for a in options["agents"]]
+    options.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    options.setdefault("folder", os.path.join(base, "experiments", str(options["name"])))
+    options.setdefault("seeds", 1)
+    return options

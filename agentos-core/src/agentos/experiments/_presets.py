@@ -1,0 +1,153 @@
+"""Presets: named, versioned bundles of components and settings, applied to an environment.
+
+A preset package declares an entry point in ``agentos.preset`` naming a plain dict (reading it
+imports only that small module, never torch)::
+
+    PRESET = {
+        "summary": "tabular SARSA",
+        "components": {"policy": ["q_table", {"key": "auto"}], "trainer": ["sarsa", {"alpha": 0.5}]},
+        "environments": {"2048": {"trainer": {"alpha": 0.05}}},   # optional per-environment settings
+    }
+
+:func:`agent_ini_text` turns a preset, an environment and setting overrides into an ``agent.ini``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+from ..host._names import did_you_mean, normalize
+
+GROUP = "agentos.preset"
+_COMPONENT_KINDS = ("policy", "trainer", "agent")
+
+
+@dataclass
+class Preset:
+    name: str
+    version: str
+    package: str
+    summary: str = ""
+    components: dict = field(default_factory=dict)  # kind -> (component name, settings)
+    environments: dict = field(default_factory=dict)  # environment -> kind -> settings
+
+    def settings_for(self, environment: str) -> dict[str, dict]:
+        """kind -> settings of this preset on ``environment`` (per-environment values win)."""
+        merged = {kind: dict(settings) for kind, (_, settings) in self.components.items()}
+        extra = {normalize(k): v for k, v in self.environments.items()}.get(normalize(environment), {})
+        for kind, settings in extra.items():
+            merged.setdefault(kind, {}).update(settings)
+        return merged
+
+
+def _validate(name: str, data) -> dict:
+    if not isinstance(data, dict) or not isinstance(data.get("components"), dict):
+        raise UsageError(f"preset {name!r} is malformed: it needs a dict with 'components'")
+    for kind, value in data["components"].items():
+        ok = (kind in _COMPONENT_KINDS and isinstance(value, list | tuple) and len(value) == 2
+              and isinstance(value[0], str) and isinstance(value[1], dict))
+        if not ok:
+            raise UsageError(f"preset {name!r}: components.{kind} must be [name, {{settings}}] (policy/trainer/agent)")
+    for env, kinds in (data.get("environments") or {}).items():
+        if not isinstance(kinds, dict) or any(k not in data["components"] and k != "environment" for k in kinds):
+            raise UsageError(f"preset {name!r}: environments.{env} names a kind the preset has no component for")
+    return data
+
+
+def installed_presets() -> dict[str, object]:
+    """Normalized name -> entry point of every installed preset (nothing is imported)."""
+    from importlib.metadata import entry_points
+
+    return {normalize(ep.name): ep for ep in entry_points(group=GROUP)}
+
+
+def load_preset(name: str) -> Preset:
+    """The installed preset ``name``; a one-line error with a suggestion when there is none."""
+    found = installed_presets()
+    ep = found.get(normalize(name))
+    if ep is None:
+        hint = did_you_mean(name, [e.name for e in found.values()])
+        listed = ", ".join(sorted(e.name for e in found.values())) or "none installed"
+        raise UsageError(f"no preset named {name!r}{hint} (presets: {listed}; agentos install preset NAME)")
+    try:
+        data = _validate(ep.name, ep.load())
+    except UsageError:
+        raise
+    except Exception as exc:  # a broken preset package is reported, never crashes the host
+        raise UsageError(f"preset {ep.name!r} cannot be loaded: {type(exc).__name__}: {exc}") from None
+    dist = ep.dist
+    components = {kind: (value[0], dict(value[1])) for kind, value in data["components"].items()}
+    return Preset(ep.name, dist.version if dist else "", dist.metadata["Name"] if dist else "",
+                  str(data.get("summary", "")), components, dict(data.get("environments") or {}))
+
+
+def apply_settings(preset: Preset, environment: str, overrides: dict) -> dict[str, dict]:
+    """The preset's settings on ``environment`` with ``overrides`` (``"trainer.alpha": 0.1``) applied.
+
+    An override must name a setting the preset declares (``kind.key``, or ``key`` when only one
+    component has it); anything else is an error with a suggestion, as in agent.ini.
+    """
+    merged = preset.settings_for(environment)
+    known = [f"{kind}.{key}" for kind, settings in merged.items() for key in settings]
+    for raw_key, value in overrides.items():
+        key = raw_key if "." in raw_key else next((k for k in known if k.split(".", 1)[1] == raw_key), raw_key)
+        if key not in known and not key.startswith("environment."):  # checked by the environment itself
+            bare = {k.split(".", 1)[1]: k for k in known}
+            close = did_you_mean(raw_key.rpartition(".")[2], bare)
+            hint = f"; did you mean {bare[close.split(chr(39))[1]]!r}?" if close else did_you_mean(key, known)
+            raise UsageError(f"unknown setting {raw_key!r} for preset {preset.name!r}{hint}"
+                             f" (settings: {', '.join(known)})")
+        kind, name = key.split(".", 1)
+        merged.setdefault(kind, {})[name] = value
+    return merged
+
+
+def agent_ini_text(preset: Preset, environment: str, overrides: dict, *, runs: str = "runs") -> str:
+    """An agent.ini for ``preset`` on ``environment`` (the environment with its installed defaults)."""
+    from ..config import format_value
+
+    settings = apply_settings(preset, environment, overrides)
+    lines = [f"; preset {preset.name} {preset.version} on {environment}", "[agentos]", f"runs = {runs}", "",
+             "[environment]", f"default = {environment}", ""]
+    for kind, (name, _) in preset.components.items():
+        lines += [f"[{kind}]", f"default = {name}", ""]
+    sections = [("environment", environment)] + [(kind, name) for kind, (name, _) in preset.components.items()]
+    for kind, name in sections:
+        if kind == "environment" and not settings.get("environment"):
+            continue
+        lines.append(f"[{kind}.{name}]")
+        lines += [f"{key} = {format_value(value)}" for key, value in settings.get(kind, {}).items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def expand_preset(config):
+    """Fill an agent.ini's missing components from its ``[preset] default = NAME`` (in memory only).
+
+    What agent.ini states itself wins; ``[preset.NAME]`` keys are overrides checked like
+    experiment settings (unknown ones are errors with a suggestion).
+    """
+    from ..config import format_value
+    from ..errors import ConfigError
+
+    name = config.default("preset")
+    environment = config.default("environment")
+    if not environment:
+        raise ConfigError(f"[preset] default = {name} needs an environment ([environment] default = NAME)",
+                          config.path)
+    preset = load_preset(name)
+    section = config.component("preset", name)
+    settings = apply_settings(preset, environment, section.kwargs() if section else {})
+    wanted = [("environment", environment)] + [(kind, comp) for kind, (comp, _) in preset.components.items()]
+    for kind, comp in wanted:
+        if kind != "environment" and config.default(kind) is None:
+            config.document.set(kind, "default", comp)
+        if config.default(kind) != comp:
+            continue  # agent.ini names another component for this kind: the preset's settings do not apply
+        existing = config.component(kind, comp)
+        for key, value in settings.get(kind, {}).items():
+            if existing is None or key not in existing.settings:
+                config.document.set(f"{kind}.{existing.name if existing else comp}", key, format_value(value))
+    config._validate()
+    return config

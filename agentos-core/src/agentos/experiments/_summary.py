@@ -1,0 +1,130 @@
+"""The summary of an experiment: per trial and per agent × environment (mean ± std over seeds)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import statistics
+
+from ..config import atomic_write
+
+TABLE_COLUMNS = ("agent", "environment", "settings", "seeds", "failed", "train_return_mean", "train_return_std",
+                 "test_return_mean", "test_return_std", "steps_per_second", "wall_seconds")
+TRIAL_COLUMNS = ("id", "agent", "environment", "seed", "settings", "status", "error", "attempts",
+                 "train_return_last100", "test_return", "steps", "steps_per_second", "seconds", "run_dir")
+
+
+def training_returns(trial: dict) -> list[float]:
+    """The training returns of a trial, read from its run record's returns.csv."""
+    run = (trial.get("train") or {}).get("run")
+    if not run or not trial.get("run_dir"):
+        return []
+    path = os.path.join(trial["run_dir"], "runs", str(run), "returns.csv")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [float(row["return"]) for row in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return []
+
+
+def _trial_row(trial: dict) -> dict:
+    returns = training_returns(trial)
+    train, test = trial.get("train") or {}, trial.get("test") or {}
+    steps = (train.get("steps") or 0) + (test.get("steps") or 0)
+    busy = (train.get("seconds") or 0) + (test.get("seconds") or 0)
+    return {
+        "id": trial["id"], "agent": trial["agent"], "environment": trial["environment"], "seed": trial["seed"],
+        "settings": json.dumps(trial.get("settings") or {}, sort_keys=True), "status": trial["status"],
+        "error": trial.get("error", ""), "attempts": trial.get("attempts", 1),
+        "train_return_last100": statistics.fmean(returns[-100:]) if returns else None,
+        "test_return": test.get("mean_return"), "steps": steps,
+        "steps_per_second": steps / busy if busy else None, "seconds": trial.get("seconds"),
+        "run_dir": trial.get("run_dir", ""),
+    }
+
+
+def _mean_std(values) -> tuple[float | None, float | None]:
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return None, None
+    return statistics.fmean(values), statistics.pstdev(values) if len(values) > 1 else 0.0
+
+
+def aggregate(rows: list[dict]) -> list[dict]:
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["agent"], row["environment"], row["settings"]), []).append(row)
+    table = []
+    for (agent, env, settings), members in groups.items():
+        ok = [r for r in members if r["status"] == "finished"]
+        train = _mean_std(r["train_return_last100"] for r in ok)
+        test = _mean_std(r["test_return"] for r in ok)
+        table.append({"agent": agent, "environment": env, "settings": settings, "seeds": len(ok),
+                      "failed": len(members) - len(ok), "train_return_mean": train[0], "train_return_std": train[1],
+                      "test_return_mean": test[0], "test_return_std": test[1],
+                      "steps_per_second": _mean_std(r["steps_per_second"] for r in ok)[0],
+                      "wall_seconds": sum(r["seconds"] or 0 for r in ok)})
+    return table
+
+
+def _csv(rows: list[dict], columns) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+class ExperimentResult:
+    """What an experiment produced: ``trials`` (one dict each) and ``table()`` (per agent × environment)."""
+
+    def __init__(self, folder: str, trials: list[dict], seconds: float = 0.0):
+        self.folder, self.trials, self.seconds = folder, trials, seconds
+
+    def table(self) -> list[dict]:
+        return aggregate([_trial_row(t) for t in self.trials if "status" in t])
+
+    def failed(self) -> list[dict]:
+        return [t for t in self.trials if t.get("status") == "failed"]
+
+    def plot(self, path: str | None = None, *, x: str = "episodes") -> str:
+        from ._plot import plot_experiment
+
+        return plot_experiment(self.trials, path or os.path.join(self.folder, "returns100.png"), x=x)
+
+    @classmethod
+    def load(cls, folder: str) -> ExperimentResult:
+        """The trials recorded in an experiment folder (finished or failed)."""
+        from ..errors import UsageError
+
+        folder = os.path.abspath(folder)
+        trials_dir = os.path.join(folder, "trials")
+        if not os.path.isdir(trials_dir):
+            raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
+        trials = []
+        for name in sorted(os.listdir(trials_dir)):
+            try:
+                with open(os.path.join(trials_dir, name, "trial.json"), encoding="utf-8") as f:
+                    trial = json.load(f)
+            except (OSError, ValueError):
+                continue
+            trial["run_dir"] = os.path.join(trials_dir, name)  # the folder may have moved
+            trials.append(trial)
+        return cls(folder, trials)
+
+
+def write_summary(folder: str, trials, outcomes: dict, seconds: float) -> ExperimentResult:
+    """summary.csv (per agent × environment), trials.csv and summary.json in ``folder``."""
+    done = [outcomes[t.id] for t in trials if t.id in outcomes]
+    result = ExperimentResult(folder, done, seconds)
+    rows = [_trial_row(t) for t in done]
+    table = aggregate(rows)
+    atomic_write(os.path.join(folder, "summary.csv"), _csv(table, TABLE_COLUMNS))
+    atomic_write(os.path.join(folder, "trials.csv"), _csv(rows, TRIAL_COLUMNS))
+    atomic_write(os.path.join(folder, "summary.json"), json.dumps(
+        {"total": len(trials), "done": len(done), "seconds": seconds, "table": table, "trials": rows},
+        indent=1, default=str))
+    return result

@@ -1,0 +1,93 @@
+"""Running one trial in a worker: train, then test, in a scratch folder whose files go back to the client.
+
+The worker never assumes it shares a disk with the client: the run records are returned as bytes
+and written into the experiment folder by the client (see :func:`store_result`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+#: Files larger than this are not sent back (a checkpoint of a very large network).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+def limit_threads() -> None:
+    """One math thread per worker (set before torch/numpy are imported by a trial)."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    import sys
+
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def init_worker() -> None:
+    """A pool worker: one math thread; Ctrl-C is the client's to handle (it stops the experiment)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit_threads()
+
+
+def _collect(folder: str) -> dict[str, bytes]:
+    files = {}
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            if os.path.islink(path) or os.path.getsize(path) > MAX_FILE_BYTES:
+                continue
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, folder).replace(os.sep, "/")] = f.read()
+    return files
+
+
+def _brief(summary: dict | None) -> dict | None:
+    keys = ("status", "episodes", "steps", "mean_return", "std_return", "seconds", "steps_per_second", "run")
+    return {k: summary.get(k) for k in keys} if summary else None
+
+
+def run_trial(trial: dict) -> dict:
+    """Train (when the agent has a trainer) then test; returns the outcome and the record files."""
+    from .. import api
+
+    limit_threads()
+    os.environ["AGENTOS_RUN_PLOT"] = "0"  # one plot per experiment, not one PNG per run
+    started = time.perf_counter()
+    outcome = {"id": trial["id"], "status": "finished", "error": "", "train": None, "test": None,
+               "pid": os.getpid(), "host": os.uname().nodename}
+    with tempfile.TemporaryDirectory(prefix="agentos-trial-") as folder:
+        path = os.path.join(folder, "agent.ini")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(trial["agent_ini"])
+        try:
+            if trial["trains"]:
+                outcome["train"] = _brief(api.train(path, episodes=trial["episodes"], steps=trial["steps"],
+                                                    seed=trial["seed"]))
+            if trial["test_episodes"]:
+                outcome["test"] = _brief(api.run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
+                                                 fresh=not trial["trains"]))
+            if (outcome["train"] or {}).get("status") == "interrupted":
+                outcome["status"] = "interrupted"  # not finished: a resumed experiment runs it again
+        except Exception as exc:  # a failing trial is reported with one line; the others go on
+            outcome["status"] = "failed"
+            outcome["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        outcome["files"] = _collect(folder)
+    outcome["seconds"] = time.perf_counter() - started
+    return outcome
+
+
+def store_result(folder: str, outcome: dict) -> None:
+    """Write a trial's returned files under ``folder`` (paths validated: they come from a worker)."""
+    root = os.path.realpath(folder)
+    for rel, data in outcome.pop("files", {}).items():
+        target = os.path.realpath(os.path.join(root, rel))
+        if not target.startswith(root + os.sep) or rel.startswith("/") or ".." in rel.split("/"):
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        tmp = target + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)

@@ -1,0 +1,17 @@
+"""The dqn_2048 preset loads without heavy imports and yields a valid agent.ini."""
+
+from __future__ import annotations
+
+from agentos.config import AgentConfig
+from agentos.experiments import load_preset
+from agentos.experiments._presets import agent_ini_text
+
+
+def test_dqn_2048_loads_as_data_and_applies_to_its_environments():
+    preset = load_preset("dqn_2048")
+    assert preset.version == "1.0.0" and preset.package == "agentos-preset-dqn-2048"
+    for environment in ['2048', 'corridor']:
+        config = AgentConfig.from_text(agent_ini_text(preset, environment, {}))
+        assert config.default("environment") == environment
+        for kind, (component, _) in preset.components.items():
+            assert config.default(kind) == component

@@ -1,0 +1,79 @@
+"""The experiment file and presets: grids, trial identity, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from agentos.config import AgentConfig
+from agentos.errors import AgentOSError
+from agentos.experiments import load_preset, plan, read_experiment
+from experiments.helpers import agentos
+
+
+def test_a_file_becomes_a_grid_of_trials(write_experiment):
+    path = write_experiment(
+        "[experiment]\nagents = [sarsa_table, random]\nenvironments = [corridor]\nseeds = 2\nepisodes = 50\n"
+        "test-episodes = 3\n\n[settings.sarsa_table]\ntrainer.alpha = [0.1, 0.5]\nepsilon = [0.05, 0.2]\n"
+    )
+    options = read_experiment(str(path))
+    trials = plan(options["agents"], options["environments"], seeds=options["seeds"],
+                  episodes=options["episodes"], test_episodes=options["test_episodes"],
+                  settings=options["settings"], agent_settings=options["agent_settings"])
+    sarsa = [t for t in trials if t.agent == "sarsa_table"]
+    assert len(sarsa) == 2 * 2 * 2 and len(trials) == 8 + 2
+    assert {(t.settings["trainer.alpha"], t.settings["epsilon"]) for t in sarsa} == {
+        (a, e) for a in (0.1, 0.5) for e in (0.05, 0.2)}
+    assert len({t.id for t in trials}) == len(trials)  # every point has its own identity
+    random_trial = next(t for t in trials if t.agent == "random")
+    assert not random_trial.trains and random_trial.episodes is None  # a baseline only tests
+    config = AgentConfig.from_text(sarsa[0].agent_ini)
+    assert config.component("trainer", "sarsa").kwargs()["alpha"] in (0.1, 0.5)
+    # the same content gives the same id; another budget another one
+    again = plan(["sarsa_table"], ["corridor"], seeds=[0], episodes=50, test_episodes=3,
+                 settings={"trainer.alpha": 0.1, "epsilon": 0.05})
+    assert again[0].id in {t.id for t in sarsa}
+    other = plan(["sarsa_table"], ["corridor"], seeds=[0], episodes=51, test_episodes=3,
+                 settings={"trainer.alpha": 0.1, "epsilon": 0.05})
+    assert other[0].id not in {t.id for t in sarsa}
+
+
+def test_presets_apply_per_environment_settings():
+    preset = load_preset("sarsa-table")  # names compare like package names
+    on_2048 = AgentConfig.from_text(plan([preset.name], ["2048"], seeds=1, episodes=1)[0].agent_ini)
+    assert on_2048.component("policy", "q_table").kwargs()["key"] == "2048"
+    assert on_2048.component("trainer", "sarsa").kwargs()["alpha"] == 0.05
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"settings": {"trainer.alpah": [0.1]}}, "unknown setting 'trainer.alpah' for preset 'sarsa_table'; "
+                                                 "did you mean 'trainer.alpha'?"),
+        ({"agents": ["sarsa_tabel"]}, "no preset named 'sarsa_tabel'; did you mean 'sarsa_table'?"),
+        ({"episodes": None}, "give a budget"),
+    ],
+)
+def test_bad_grids_are_one_line_errors(kwargs, message):
+    args = {"agents": ["sarsa_table"], "environments": ["corridor"], "seeds": 1, "episodes": 5} | kwargs
+    with pytest.raises(AgentOSError, match=message.replace("?", r"\?").replace("(", r"\(")):
+        plan(args.pop("agents"), args.pop("environments"), **args)
+
+
+def test_a_bad_experiment_file_is_one_line_on_the_cli(write_experiment, tmp_path):
+    path = write_experiment("[experiment]\nagents = [random]\nenvironments = [corridor]\nepisodse = 5\n")
+    result = agentos("experiment", "run", str(path), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().count("\n") == 0
+    assert "unknown key 'episodse' in [experiment]; did you mean 'episodes'?" in result.stderr
+
+
+def test_reading_presets_imports_no_torch_or_plugin_code():
+    code = ("import sys; from agentos.experiments import load_preset, plan; load_preset('dqn_2048');"
+            "plan(['dqn_2048', 'ppo_zoo'], ['corridor'], seeds=2, episodes=5);"
+            "print(sorted(m for m in ('torch', 'dask', 'gymnasium', 'stable_baselines3', 'agentos_policy_dqn')"
+            " if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
