@@ -94,7 +94,9 @@ def test_templates_come_from_the_installed_wheel(authoring_venv):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_cookiecutter_library_renders_the_same(name, rendered, tmp_path):
+def test_cookiecutter_library_renders_the_same(name, rendered, authoring_venv, tmp_path):
+    """cookiecutter makes the same files as ``agentos new``; for agent directories, ``agentos new``
+    then pins the registry-hosted requirements (as :func:`pin_hosted` does for any file)."""
     from cookiecutter.main import cookiecutter
 
     _, template, context = CASES[name]
@@ -110,6 +112,11 @@ def test_cookiecutter_library_renders_the_same(name, rendered, tmp_path):
     )
     assert out.name == FOLDERS[name]
     assert tree(out) == tree(rendered[name])
+    requirements = out / "requirements.txt"
+    if requirements.exists():
+        assert "agentos-core @ " not in requirements.read_text()  # the template's own lines are plain
+        pin = f"from agentos.registry._requirements import pin_hosted; pin_hosted({str(requirements)!r})"
+        authoring_venv.run("python", "-c", pin, check=True, cwd=str(rendered[name]))
     match, mismatch, errors = filecmp.cmpfiles(out, rendered[name], tree(out), shallow=False)
     assert not mismatch and not errors
 
