@@ -199,10 +199,10 @@ def test_agent_ini_seed_makes_runs_repeatable(venv, tmp_path):
 
 
 def test_list_shows_the_agents_local_components(venv, tmp_path):
-    venv.agentos("init", "a", cwd=tmp_path)
+    venv.agentos("init", "a", cwd=tmp_path)  # the agent is named after its folder
     rows = {r["name"]: r for r in json.loads(venv.agentos("list", "--json", cwd=tmp_path / "a").stdout)}
-    assert rows["my_agent"]["package"] == "(local)" and rows["my_agent"]["status"] == "ok"
-    assert rows["my_agent"]["default"] and rows["corridor"]["default"]
+    assert rows["a"]["package"] == "(local)" and rows["a"]["status"] == "ok"
+    assert rows["a"]["default"] and rows["corridor"]["default"]
     (tmp_path / "a" / "agent.py").unlink()
     rows = {r["name"]: r for r in json.loads(venv.agentos("list", "--json", cwd=tmp_path / "a").stdout)}
-    assert "file 'agent.py' not found" in rows["my_agent"]["status"]
+    assert "file 'agent.py' not found" in rows["a"]["status"]

@@ -93,7 +93,7 @@ def test_uninstall_never_names_a_default_that_is_not_installed(core_venv, regist
     venv = core_venv("uninstall-default")
     env = {"AGENTOS_INDEX_URL": str(registry_index)}
     folder = tmp_path / "agent"
-    assert venv.agentos("init", folder, env=env).returncode == 0  # policy random is named, not installed
+    assert venv.agentos("init", folder, "--no-install", env=env).returncode == 0  # random: named, not installed
     proc = venv.agentos("install", "policy", "q_table", "--default", cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
     proc = venv.agentos("uninstall", "policy", "q_table", cwd=folder)
