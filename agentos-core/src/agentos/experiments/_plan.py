@@ -44,6 +44,9 @@ class Trial:
     agent_ini: str
     trains: bool
     identity: dict = field(default_factory=dict)
+    #: The agent folder's local code (``source = file.py:Class``): relative path -> text. It travels
+    #: with the trial, so a worker on another machine needs no copy of the folder.
+    sources: dict = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -67,24 +70,34 @@ def grid(axes: dict) -> list[dict]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
 
 
-def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bool, dict]:
-    """(agent.ini text, trains?, identity) for a preset name or an agent folder."""
+def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bool, dict, dict]:
+    """(agent.ini text, trains?, identity, local source files) for a preset name or an agent folder."""
     from ._presets import agent_ini_text, load_preset
 
     folder = agent if os.path.isdir(agent) else None
     if folder is None:
         preset = load_preset(agent)
         text = agent_ini_text(preset, environment, settings)
-        return text, "trainer" in preset.components, {"agent": f"preset:{preset.name}@{preset.version}"}
+        return text, "trainer" in preset.components, {"agent": f"preset:{preset.name}@{preset.version}"}, {}
     from ..config import AgentConfig, format_value
 
     config = AgentConfig.load(folder)
     doc = config.document
     doc.set("agentos", "runs", "runs")
     doc.set("environment", "default", environment)
-    for comp in config.components.values():  # local code stays where it is
-        if comp.source and ".py" in comp.source:
-            doc.set(f"{comp.kind}.{comp.name}", "source", config.resolve_path(comp.source))
+    sources = {}
+    for comp in config.components.values():  # local code travels with the trial, at the same place
+        file_part = (comp.source or "").partition(":")[0].strip()
+        if file_part.endswith(".py"):
+            path = os.path.realpath(config.resolve_path(file_part))
+            rel = os.path.relpath(path, os.path.realpath(config.directory))
+            if rel.startswith(".."):
+                raise UsageError(f"agent {agent}: {comp.kind}.{comp.name}: source {file_part!r} is outside its folder")
+            try:
+                with open(path, encoding="utf-8") as f:
+                    sources[rel.replace(os.sep, "/")] = f.read()
+            except OSError as exc:
+                raise UsageError(f"agent {agent}: {comp.kind}.{comp.name}: cannot read {file_part!r}: {exc}") from None
     for key, value in settings.items():
         kind, _, name = key.partition(".")
         default = config.default(kind) if name else None
@@ -92,8 +105,10 @@ def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bo
             raise UsageError(f"setting {key!r} for agent {agent}: give <kind>.<setting> of a kind it has a default for")
         doc.set(f"{kind}.{default}", name, format_value(value))
     text = doc.text()
-    return text, bool(config.default("trainer")), {
-        "agent": "folder:" + hashlib.sha256(open(config.path, "rb").read()).hexdigest()}
+    digest = hashlib.sha256(open(config.path, "rb").read())
+    for rel in sorted(sources):
+        digest.update(f"\0{rel}\0{sources[rel]}".encode())
+    return text, bool(config.default("trainer")), {"agent": "folder:" + digest.hexdigest()}, sources
 
 
 def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episodes=10,
@@ -111,10 +126,10 @@ def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episode
         axes = dict(settings or {}) | dict((agent_settings or {}).get(agent, {}))
         for environment in environments:
             for point in grid(axes):
-                text, trains, identity = _agent_source(str(agent), str(environment), point)
+                text, trains, identity, sources = _agent_source(str(agent), str(environment), point)
                 for seed in seeds:
                     trials.append(Trial(str(agent), str(environment), seed, point, episodes if trains else None,
-                                        steps if trains else None, test_episodes, text, trains, identity))
+                                        steps if trains else None, test_episodes, text, trains, identity, sources))
     return trials
 
 

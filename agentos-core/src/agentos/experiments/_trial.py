@@ -59,6 +59,14 @@ def run_trial(trial: dict) -> dict:
     outcome = {"id": trial["id"], "status": "finished", "error": "", "train": None, "test": None,
                "pid": os.getpid(), "host": os.uname().nodename}
     with tempfile.TemporaryDirectory(prefix="agentos-trial-") as folder:
+        root = os.path.realpath(folder)
+        for rel, text in trial.get("sources", {}).items():  # the agent folder's local code
+            target = os.path.realpath(os.path.join(root, rel))
+            if not target.startswith(root + os.sep) or rel.startswith("/") or ".." in rel.split("/"):
+                raise ValueError(f"trial {trial['id']}: bad source path {rel!r}")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
         path = os.path.join(folder, "agent.ini")
         with open(path, "w", encoding="utf-8") as f:
             f.write(trial["agent_ini"])
