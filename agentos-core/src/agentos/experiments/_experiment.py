@@ -75,14 +75,20 @@ def run_experiment(
     started = time.perf_counter()
     try:
         while pending or running:
+            broken = False
             while pending and len(running) < slots:
-                trial = pending.pop(0)
+                trial = pending[0]
+                try:
+                    future = executor.submit(_run_trial_dict, trial.as_dict())
+                except BrokenProcessPool:  # a worker died since the last wait: the pool takes nothing
+                    broken = True
+                    break
+                pending.pop(0)
                 attempts[trial.id] = attempts.get(trial.id, 0) + 1
-                running[executor.submit(_run_trial_dict, trial.as_dict())] = trial
+                running[future] = trial
             if on_progress:
                 on_progress(len(outcomes), len(trials), [t.label() for t in running.values()])
-            done, _ = wait(list(running), timeout=5, return_when=FIRST_COMPLETED)
-            broken = False
+            done, _ = wait(list(running), timeout=5, return_when=FIRST_COMPLETED) if running else (set(), set())
             for future in done:
                 trial = running.pop(future)
                 try:
