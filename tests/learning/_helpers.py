@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 CORRIDOR_SARSA = """\
@@ -59,3 +62,28 @@ def only_run(agent: Path, mode: str | None = None) -> Path:
     runs = sorted(p for p in (agent / "runs").iterdir() if mode is None or f"-{mode}-" in p.name)
     assert len(runs) == 1, runs
     return runs[0]
+
+
+@contextlib.contextmanager
+def training(venv, agent: Path):
+    """``agentos train 100000 --seed 1`` in ``agent``, yielded once its record exists and it has run
+    for 3 s (returns.csv is written in batches); killed on the way out if still running."""
+    proc = subprocess.Popen(
+        [str(venv.bin / "agentos"), "train", "100000", "--seed", "1"],
+        cwd=agent,
+        env=venv.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ((agent / "runs").exists() and list((agent / "runs").glob("*/run.json"))):
+            if time.monotonic() > deadline:
+                raise AssertionError("training never started")
+            time.sleep(0.1)
+        time.sleep(3.0)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()

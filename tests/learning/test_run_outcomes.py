@@ -7,12 +7,11 @@ import csv
 import json
 import re
 import signal
-import subprocess
 import textwrap
 import time
 
 import pytest
-from learning._helpers import make_agent, only_run
+from learning._helpers import make_agent, only_run, training
 from learning.test_torch_components import DQN_2048
 
 NUMBER = r"-?\d{1,3}(?:,\d{3})*\.\d{2}"
@@ -32,31 +31,12 @@ def _one_line_error(proc) -> str:
 
 # -- issue 10 point 4: Ctrl-C (even repeated while the result is saved) ends the record "interrupted"
 def test_repeated_ctrl_c_records_an_interrupted_run_and_run_says_so(learning_venv, agent_2048):
-    proc = subprocess.Popen(
-        [str(learning_venv.bin / "agentos"), "train", "100000", "--seed", "1"],
-        cwd=agent_2048,
-        env=learning_venv.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if (agent_2048 / "runs").exists() and list((agent_2048 / "runs").glob("*/run.json")):
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("training never started")
-        time.sleep(3.0)  # some episodes (returns.csv is written in batches)
+    with training(learning_venv, agent_2048) as proc:
         # Ctrl-C three times: stop after this episode, stop now, and once more while the record is saved
         for _ in range(3):
             proc.send_signal(signal.SIGINT)
             time.sleep(0.15)
         out, err = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err
     run = only_run(agent_2048, "train")

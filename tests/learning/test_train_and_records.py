@@ -7,13 +7,11 @@ import json
 import re
 import shutil
 import signal
-import subprocess
 import textwrap
-import time
 
 import pytest
 from conftest import build_wheel
-from learning._helpers import only_run
+from learning._helpers import only_run, training
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -152,30 +150,9 @@ def test_checkpoint_round_trip_gives_the_same_actions(learning_venv, agent_2048)
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_a_usable_checkpoint(learning_venv, agent_2048):
-    proc = subprocess.Popen(
-        [str(learning_venv.bin / "agentos"), "train", "100000", "--seed", "1"],
-        cwd=agent_2048,
-        env=learning_venv.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        returns = None
-        while time.monotonic() < deadline:
-            found = list((agent_2048 / "runs").glob("*/run.json")) if (agent_2048 / "runs").exists() else []
-            if found:  # the record exists: training has started (returns.csv is written in batches)
-                returns = found[0]
-                break
-            time.sleep(0.2)
-        assert returns is not None, "training never started"
-        time.sleep(3.0)
+    with training(learning_venv, agent_2048) as proc:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err
     run = only_run(agent_2048, "train")
