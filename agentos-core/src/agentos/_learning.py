@@ -10,20 +10,8 @@ import signal
 import sys
 import threading
 
+from ._paths import agent_ini_path
 from .errors import AgentOSError, UsageError
-
-
-def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
-    from ._paths import find_agent_ini
-
-    path = agent_ini or find_agent_ini()
-    if path is None:
-        raise UsageError(f"no agent.ini here; create one with 'agentos init' or name it: agentos {command} PATH")
-    if os.path.isdir(path):
-        path = os.path.join(path, "agent.ini")
-    if not os.path.isfile(path):
-        raise UsageError(f"no such file: {path}")
-    return path
 
 
 def _start_record(context, path: str, mode: str, *, required: bool = False, **meta):
@@ -133,7 +121,7 @@ def train(
     budget = episodes if episodes is not None else steps
     if budget < 1:
         raise UsageError("the number of episodes or steps must be at least 1")
-    path = resolve_agent_ini(agent_ini, "train")
+    path = agent_ini_path(agent_ini, "agentos train PATH")
     context = use(path)
     seed = _default_seed(seed, context)
     try:
@@ -258,7 +246,7 @@ def run(
         raise UsageError("--n-envs must be at least 1")
     if from_run and checkpoint:
         raise UsageError("give --from-run or --checkpoint, not both")
-    path = resolve_agent_ini(agent_ini, "run")
+    path = agent_ini_path(agent_ini, "agentos run PATH")
     source_run = None
     if from_run:
         here = AgentConfig.load(path)
@@ -390,7 +378,7 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
     from ._records import list_records, runs_dir
     from .config import AgentConfig
 
-    path = resolve_agent_ini(agent_ini, "runs")
+    path = agent_ini_path(agent_ini, "agentos runs PATH")
     rows = []
     for rec in list_records(runs_dir(AgentConfig.load(path))):
         summary = rec.meta.get("summary") or {}
@@ -436,7 +424,7 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
 
     directory = None
     if not os.path.isfile(os.path.join(ref, "run.json")):
-        directory = runs_dir(AgentConfig.load(resolve_agent_ini(agent_ini, "runs show")))
+        directory = runs_dir(AgentConfig.load(agent_ini_path(agent_ini, "agentos runs show PATH")))
     rec = find_record(directory, ref)
     info = dict(rec.meta)
     info["directory"] = rec.directory

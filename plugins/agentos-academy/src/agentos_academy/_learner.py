@@ -21,9 +21,9 @@ class Learner:
 
     def __init__(self, agent_dir: str):
         from agentos._context import AgentContext
-        from agentos._learning import resolve_agent_ini
+        from agentos._paths import agent_ini_path
 
-        self.path = resolve_agent_ini(str(agent_dir), "serve")
+        self.path = agent_ini_path(str(agent_dir), "agentos serve PATH")
         self.name = os.path.basename(os.path.dirname(os.path.abspath(self.path)))
         self.context = AgentContext.from_path(self.path)
         self.agent = self.context.build_agent()
