@@ -9,16 +9,16 @@ from ._lazy import lazy_attributes
 from ._version import __version__
 
 _LAZY = {
-    "Agent": "._agent",
-    "Policy": "._policy",
-    "Trainer": "._trainer",
-    "run_agent": "._runner",
-    "Run": "._runner",
+    "Agent": ".core._agent",
+    "Policy": ".core._policy",
+    "Trainer": ".core._trainer",
+    "run_agent": ".core._runner",
+    "Run": ".core._runner",
     "hookimpl": ".plugins",
     "get_plugin_manager": ".plugins",
     "AgentConfig": ".config",
-    "AgentContext": "._context",
-    "use": "._context",
+    "AgentContext": ".core._context",
+    "use": ".core._context",
     "AgentOSError": ".errors",
 }
 

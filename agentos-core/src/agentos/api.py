@@ -34,14 +34,14 @@ def init_agent(
     index_url: str | None = None,
     echo=None,
 ) -> dict:
-    """Create a minimal agent in ``directory`` (see :func:`agentos._scaffold.init_agent`).
+    """Create a minimal agent in ``directory`` (see :func:`agentos.authoring._init_agent.init_agent`).
 
     With ``install``, the starter components (environment corridor, policy random) that are not
     installed yet are installed from the registry into this Python environment, so that
     ``agentos run`` works at once. Returns ``directory``, ``written``, ``installed`` and ``missing``
     (what is still not installed, with the reason when an install failed).
     """
-    from ._scaffold import init_agent as _init_agent
+    from .authoring._init_agent import init_agent as _init_agent
 
     result = _init_agent(directory, name=name)
     result["installed"] = []
@@ -87,8 +87,8 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
     from metadata alone, an error recorded when the component was last used, or (with ``check``)
     the error raised by importing it now.
     """
-    from ._paths import find_agent_ini
     from .config import AgentConfig
+    from .core._paths import find_agent_ini
 
     kind = _kind(kind)
     host = ComponentHost()
@@ -123,13 +123,13 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
 
 
 # The other commands live with their concern; they are imported on first use, with their own
-# signatures and docstrings (``from agentos.api import train`` is ``agentos._learning.train``).
+# signatures and docstrings (``from agentos.api import train`` is ``agentos.learning._commands.train``).
 _ELSEWHERE = {
-    "run": "._learning",
-    "train": "._learning",
-    "list_runs": "._learning",
-    "show_run": "._learning",
-    "new": "._authoring",
+    "run": ".learning._commands",
+    "train": ".learning._commands",
+    "list_runs": ".learning._commands",
+    "show_run": ".learning._commands",
+    "new": ".authoring._new",
     "search": ".registry",
     "install": ".registry",
     "uninstall": ".registry",
@@ -138,7 +138,7 @@ _ELSEWHERE = {
 }
 
 if TYPE_CHECKING:
-    from ._authoring import new
-    from ._learning import list_runs, run, show_run, train
+    from .authoring._new import new
+    from .learning._commands import list_runs, run, show_run, train
     from .registry import install, publish, search, uninstall, yank
 __getattr__ = lazy_attributes(__name__, __package__, _ELSEWHERE)

@@ -23,8 +23,8 @@ import contextlib
 import os
 import pathlib
 
-from .._paths import agent_ini_path
 from ..config import AgentConfig, atomic_write
+from ..core._paths import agent_ini_path
 from ..errors import AgentOSError, UsageError
 from ..host import canonical_kind, did_you_mean, distribution_name, normalize
 from . import _pip, _requirements

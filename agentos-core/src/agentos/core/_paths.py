@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import UsageError
+from ..errors import UsageError
 
 AGENT_INI_ENV = "AGENTOS_AGENT_INI"
 
