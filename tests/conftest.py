@@ -21,6 +21,7 @@ PLUGIN_DIRS = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.
 BASE_REQUIREMENTS = [
     *("gymnasium>=1.0", "numpy>=1.24", "pluggy>=1.3", "packaging>=23", "rich>=13", "matplotlib>=3.7"),
     "cookiecutter>=2.5",  # agentos-core's last third-party dependency: a test venv then fetches nothing
+    "numba>=0.59",  # agentos-env-2048 steps in a compiled kernel
 ]
 
 

@@ -87,7 +87,8 @@ def test_acr_reaches_components_by_kind_and_name(venv, tmp_path):
         env = acr.environment["2048"]
         observation, info = env.reset(seed=0)
         assert observation.shape == (4, 4) and info["score"] == 0
-        assert "numba" not in sys.modules                # the single env is plain Python
+        assert env.step(0)[0].shape == (4, 4)            # a step runs in the compiled kernel,
+        assert "numba" in sys.modules                    # imported with the first 2048 env, not before
         assert acr.environment["2048"] is env            # one shared instance per process
         assert acr.policy.random.decide(0) in (0, 1)     # sized to the default env: the corridor
         assert {"2048", "corridor"} <= set(acr.environment)  # other first-party plugins may join

@@ -88,7 +88,7 @@ def tree(root: Path) -> list[str]:
 
 
 def test_templates_come_from_the_installed_wheel(authoring_venv):
-    code = "from agentos._authoring import templates_dir; print(templates_dir())"
+    code = "from agentos.authoring._new import templates_dir; print(templates_dir())"
     where = authoring_venv.run("python", "-c", code, check=True).stdout.strip()
     assert where.startswith(str(authoring_venv.path)) and where.endswith(os.path.join("agentos", "templates"))
 

@@ -126,7 +126,7 @@ def test_steps_budget_counts_every_step_taken(learning_venv, tmp_path):
 def test_progress_rate_and_summary_rate_are_one_figure(learning_venv, agent_2048):
     code = textwrap.dedent("""
         import time
-        from agentos._runner import EpisodeResult, Run
+        from agentos.core._runner import EpisodeResult, Run
         from agentos.cli._learning_commands import _Reporter
         reporter = _Reporter(10, "episodes", quiet=False, interval=0.0)
         time.sleep(0.5)  # the time before the run starts (imports, building the agent) is not training

@@ -217,3 +217,55 @@ def _publish_into(wheel, index, errors):
         publish([str(wheel)], str(index))
     except Exception as exc:  # reported by the test
         errors.append(exc)
+
+
+class _Zeros:
+    """``size`` zero bytes as a file object (tarfile reads a member's data from it)."""
+
+    def __init__(self, size: int):
+        self.left = size
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        self.left -= n
+        return bytes(n)
+
+
+def _sdist(path, name: str, members: dict[str, bytes], zeros: int = 0):
+    import io
+    import tarfile
+
+    top = f"{name}-1.0"
+    sdist = path / f"{top}.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tf:
+        if zeros:
+            info = tarfile.TarInfo(f"{top}/data.bin")
+            info.size = zeros
+            tf.addfile(info, _Zeros(zeros))
+        for member, data in members.items():
+            info = tarfile.TarInfo(f"{top}/{member}")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return sdist
+
+
+_PKG_INFO = b"Metadata-Version: 2.1\nName: agentos-env-tarred\nVersion: 1.0\nSummary: an sdist\n"
+_PYPROJECT = b'[project.entry-points."agentos.environment"]\ntarred = "agentos_env_tarred:Env"\n'
+
+
+def test_an_sdist_publishes_with_its_entry_points(tmp_path):
+    sdist = _sdist(tmp_path, "agentos_env_tarred", {"PKG-INFO": _PKG_INFO, "pyproject.toml": _PYPROJECT})
+    publish([str(sdist)], str(tmp_path / "index"))
+    (hit,) = search("environment", "tarred", (tmp_path / "index").as_uri())
+    assert hit["name"] == "tarred" and hit["version"] == "1.0", hit
+
+
+def test_a_gzip_bomb_sdist_is_refused_before_it_inflates(tmp_path):
+    members = {"PKG-INFO": _PKG_INFO, "pyproject.toml": _PYPROJECT}
+    sdist = _sdist(tmp_path, "agentos_env_tarred", members, zeros=256 << 20)
+    assert sdist.stat().st_size < 1 << 20  # 0.25 MB on disk, 256 MiB inflated
+    started = time.perf_counter()
+    with pytest.raises(PublishError, match="a gzip bomb"):
+        publish([str(sdist)], str(tmp_path / "index"))
+    assert time.perf_counter() - started < 5  # stopped at the cap, not after inflating it all
+    assert not (tmp_path / "index" / "files").exists()

@@ -185,3 +185,15 @@ def test_embedded_index_is_consistent():
     names = {(r["kind"], r["name"]) for r in search(None, None, root)}
     assert {("environment", "2048"), ("environment", "corridor"), ("policy", "random")} <= names
     assert (ROOT_INDEX := os.path.join(root, "simple", "agentos-core", "index.json")) and os.path.exists(ROOT_INDEX)
+
+
+def test_a_component_dropped_by_a_new_version_loses_its_page(tmp_path):
+    index = tmp_path / "index"
+    both = {"agentos.environment": {"maze": "m:Maze", "cave": "m:Cave"}}
+    publish([str(make_wheel(tmp_path / "v1", "agentos-env-maze", "1.0", both))], str(index))
+    assert (index / "components" / "environment" / "cave.html").is_file()
+    one = {"agentos.environment": {"maze": "m:Maze"}}
+    publish([str(make_wheel(tmp_path / "v2", "agentos-env-maze", "1.1", one))], str(index))
+    assert (index / "components" / "environment" / "maze.html").is_file()
+    assert not (index / "components" / "environment" / "cave.html").exists()
+    assert "cave" not in (index / "index.html").read_text()

@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 from agentos import Policy, api
-from agentos._vector import make_vector_environment, run_vector_agent
+from agentos.learning._vector import make_vector_environment, run_vector_agent
 
 CORRIDOR = """
 [agentos]
@@ -94,7 +94,7 @@ class CountingPolicy(Policy):
 
 def test_the_runner_calls_decide_batch_and_counts_episodes_exactly(agent):
     import agentos
-    from agentos._agent import Agent
+    from agentos.core._agent import Agent
 
     path = agent(CORRIDOR)
     env = make_vector_environment(agentos.use(path), 5)

@@ -7,8 +7,8 @@ list(acr.policy), "dqn" in acr.policy, len(acr.trainer)
 acr.register("policy", "mine", MyPolicy)
 """
 
-from agentos._acr import KindNamespace, register
-from agentos._context import active_context, reset_active, use
+from agentos.core._acr import KindNamespace, register
+from agentos.core._context import active_context, reset_active, use
 
 environment = KindNamespace("environment")
 policy = KindNamespace("policy")

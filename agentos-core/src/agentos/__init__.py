@@ -5,23 +5,25 @@ Core abstractions: :class:`Environment` (Gymnasium's ``Env``), :class:`Policy`, 
 agentos`` stays fast and never imports torch, Gymnasium or a plugin.
 """
 
+from ._lazy import lazy_attributes
 from ._version import __version__
 
 _LAZY = {
-    "Agent": ("._agent", "Agent"),
-    "Policy": ("._policy", "Policy"),
-    "Trainer": ("._trainer", "Trainer"),
-    "run_agent": ("._runner", "run_agent"),
-    "Run": ("._runner", "Run"),
-    "hookimpl": (".plugins", "hookimpl"),
-    "get_plugin_manager": (".plugins", "get_plugin_manager"),
-    "AgentConfig": (".config", "AgentConfig"),
-    "AgentContext": ("._context", "AgentContext"),
-    "use": ("._context", "use"),
-    "AgentOSError": (".errors", "AgentOSError"),
+    "Agent": ".core._agent",
+    "Policy": ".core._policy",
+    "Trainer": ".core._trainer",
+    "run_agent": ".core._runner",
+    "Run": ".core._runner",
+    "hookimpl": ".plugins",
+    "get_plugin_manager": ".plugins",
+    "AgentConfig": ".config",
+    "AgentContext": ".core._context",
+    "use": ".core._context",
+    "AgentOSError": ".errors",
 }
 
 __all__ = ["Environment", "__version__", *_LAZY]
+_lazy = lazy_attributes(__name__, __name__, _LAZY)
 
 
 def __getattr__(name: str):
@@ -29,11 +31,4 @@ def __getattr__(name: str):
         import gymnasium
 
         return gymnasium.Env
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'agentos' has no attribute {name!r}")
+    return _lazy(name)

@@ -114,8 +114,19 @@ trace = []
 for step in range(400):
     obs, reward, terminated, truncated, info = env.step(rng.integers(0, 4, 3))
     trace.append([obs.tolist(), reward.tolist(), terminated.tolist()])
+from agentos_env_2048 import Game2048Env
+single = Game2048Env(illegal_move_reward=-1.0)
+single.reset(seed=5)
+single.set_board([[0, 1, 2, 3], [4, 5, 6, 7], [1, 0, 2, 0], [3, 0, 0, 9]])  # a 512 in the top nibble
+single_trace = []
+for step in range(1500):
+    obs, reward, terminated, truncated, info = single.step(int(rng.integers(0, 4)))
+    single_trace.append([obs.tolist(), reward, terminated, sorted(info.items())])
+    if terminated:
+        single.reset()
 print(json.dumps({"pure": k.move.__class__.__name__ == "function", "moves": moves,
-                  "games": [scores.tolist(), tops.tolist(), lengths.tolist()], "trace": trace}))
+                  "games": [scores.tolist(), tops.tolist(), lengths.tolist()], "trace": trace,
+                  "single": single_trace}))
 """
 
 
@@ -128,7 +139,7 @@ def _probe(pure: bool) -> dict:
     return json.loads(result.stdout)
 
 
-def test_plain_python_path_gives_identical_boards_games_and_vector_steps():
+def test_plain_python_path_gives_identical_boards_games_and_env_steps():
     compiled, pure = _probe(False), _probe(True)
     assert not compiled.pop("pure") and pure.pop("pure")
     assert compiled == pure

@@ -6,6 +6,8 @@ their own virtual environment are handled by :mod:`._venv`. Names are imported o
 that the CLI stays fast.
 """
 
+from .._lazy import lazy_attributes
+
 _LAZY = {
     "Artifact": "._artifacts",
     "PublishError": "._artifacts",
@@ -26,13 +28,4 @@ _LAZY = {
 }
 
 __all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'agentos.registry' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, __name__, _LAZY)

@@ -187,52 +187,71 @@ def _read_sdist(path: str, filename: str) -> Artifact:
     except InvalidSdistFilename as exc:
         raise PublishError(f"{filename}: invalid sdist filename ({exc})") from None
     _check_grammar(filename)
-    members = _sdist_members(path)
+    members, contents = _sdist_scan(path, filename)
     pkg_info = next((m for m in members if m.count("/") == 1 and m.endswith("/PKG-INFO")), None)
     if pkg_info is None:
         raise PublishError(f"{filename}: malformed sdist (no top-level PKG-INFO)")
     top = pkg_info.split("/", 1)[0]
-    metadata = _sdist_read(path, pkg_info)
-    art = _from_metadata(path, filename, metadata, str(name), str(version))
+    if pkg_info not in contents:
+        raise PublishError(f"{filename}: malformed sdist ({pkg_info} is not a file)")
+    art = _from_metadata(path, filename, contents[pkg_info], str(name), str(version))
     art.packagetype = "sdist"
     art.metadata = b""  # an sdist's PKG-INFO may be dynamic: pip must not trust it as PEP 658 metadata
     eps = next((m for m in members if m.startswith(f"{top}/") and m.endswith(".egg-info/entry_points.txt")), None)
-    if eps:
-        art.entry_points = parse_entry_points(_sdist_read(path, eps).decode(), filename)
-    elif f"{top}/pyproject.toml" in members:
-        art.entry_points = _pyproject_entry_points(_sdist_read(path, f"{top}/pyproject.toml"), filename)
+    if eps in contents:
+        art.entry_points = parse_entry_points(contents[eps].decode(), filename)
+    elif f"{top}/pyproject.toml" in contents:
+        art.entry_points = _pyproject_entry_points(contents[f"{top}/pyproject.toml"], filename)
     return art
 
 
-def _sdist_members(path: str) -> list[str]:
+def _wanted_sdist_member(name: str) -> bool:
+    """The members :func:`_read_sdist` reads: PKG-INFO, entry_points.txt, pyproject.toml."""
+    return name.endswith(("/PKG-INFO", ".egg-info/entry_points.txt", "/pyproject.toml"))
+
+
+def _sdist_scan(path: str, filename: str) -> tuple[list[str], dict[str, bytes]]:
+    """Member names, and the wanted members' bytes, in one bounded pass over the archive."""
     if path.endswith(".zip"):
         import zipfile
 
         with zipfile.ZipFile(path) as zf:
-            _zip_check(zf, os.path.basename(path))
-            return zf.namelist()
+            _zip_check(zf, filename)
+            names = zf.namelist()
+            wanted = [n for n in names if _wanted_sdist_member(n) and not n.endswith("/")]
+            return names, {n: _zip_read(zf, n, filename) for n in wanted}
+    import gzip
     import tarfile
 
-    with tarfile.open(path) as tf:
-        return tf.getnames()
+    # A .tar.gz is one compressed stream: cap what it may inflate to, as for a zip member.
+    limit = max(1 << 20, MAX_RATIO * os.path.getsize(path))
+    names: list[str] = []
+    contents: dict[str, bytes] = {}
+    with gzip.open(path) as stream, tarfile.open(fileobj=_Capped(stream, limit, filename), mode="r|") as tf:
+        for member in tf:
+            names.append(member.name)
+            if member.isfile() and _wanted_sdist_member(member.name):
+                data = tf.extractfile(member).read(MAX_MEMBER + 1)
+                if len(data) > MAX_MEMBER:
+                    raise PublishError(f"{filename}: {member.name} is larger than {MAX_MEMBER >> 20} MiB; refused")
+                contents[member.name] = data
+    return names, contents
 
 
-def _sdist_read(path: str, member: str) -> bytes:
-    if path.endswith(".zip"):
-        import zipfile
+class _Capped:
+    """A read-only stream that refuses to yield more than ``limit`` bytes in all (a gzip bomb)."""
 
-        with zipfile.ZipFile(path) as zf:
-            return _zip_read(zf, member, os.path.basename(path))
-    import tarfile
+    def __init__(self, stream, limit: int, filename: str):
+        self._stream, self._left, self._limit, self._filename = stream, limit, limit, filename
 
-    with tarfile.open(path) as tf:
-        f = tf.extractfile(member)
-        if f is None:
-            raise PublishError(f"{os.path.basename(path)}: malformed sdist ({member} is not a file)")
-        data = f.read(MAX_MEMBER + 1)
-    if len(data) > MAX_MEMBER:
-        raise PublishError(f"{os.path.basename(path)}: {member} is larger than {MAX_MEMBER >> 20} MiB; refused")
-    return data
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(self._left + 1 if size < 0 else min(size, self._left + 1))
+        self._left -= len(data)
+        if self._left < 0:
+            raise PublishError(
+                f"{self._filename}: inflates beyond {self._limit >> 20} MiB (a gzip bomb); refused"
+            )
+        return data
 
 
 def _pyproject_entry_points(data: bytes, filename: str) -> dict[str, dict[str, str]]:

@@ -24,24 +24,12 @@ import os
 import pathlib
 
 from ..config import AgentConfig, atomic_write
+from ..core._paths import agent_ini_path
 from ..errors import AgentOSError, UsageError
 from ..host import canonical_kind, did_you_mean, distribution_name, normalize
 from . import _pip, _requirements
 from ._artifacts import read_artifact
 from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
-
-
-def load_agent(agent: str | None) -> AgentConfig:
-    from .._paths import find_agent_ini
-
-    path = agent or find_agent_ini()
-    if path is None:
-        raise UsageError("no agent.ini here: run this in an agent folder (agentos init) or pass --agent PATH")
-    if os.path.isdir(path):
-        path = os.path.join(path, "agent.ini")
-    if not os.path.isfile(path):
-        raise UsageError(f"{path}: no such agent.ini")
-    return AgentConfig.load(path)
 
 
 def _kind(kind: str) -> str:
@@ -285,7 +273,7 @@ def install(
     echo = echo or (lambda message: None)
     kind = _kind(kind)
     name, version = _split_version(name, version)
-    config = load_agent(agent)
+    config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
     client = IndexClient(resolve_index_url(index_url, config))
     project, comp_name, hosted = find_project(client, kind, name)
     files = client.project_files(project)
@@ -424,7 +412,7 @@ def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=
 
     echo = echo or (lambda message: None)
     kind = _kind(kind)
-    config = load_agent(agent)
+    config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
     comp = config.component(kind, name)
     spec = ComponentHost().find(kind, name)
     if comp is None and spec is None:

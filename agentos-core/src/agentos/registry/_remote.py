@@ -8,7 +8,6 @@ with ``:action=file_upload`` and its ``sha256_digest``, the token as HTTP Basic 
 from __future__ import annotations
 
 import base64
-import hashlib
 import os
 import secrets
 import tempfile
@@ -17,31 +16,37 @@ import urllib.request
 
 from ..errors import UsageError
 
+_CHUNK = 1 << 20
 
-def _body(path: str, fields: dict[str, str], boundary: str) -> bytes:
-    parts = []
-    for key, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode())
-    name = os.path.basename(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    parts.append(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="content"; filename="{name}"\r\n'
-        "Content-Type: application/octet-stream\r\n\r\n".encode()
-        + data
-        + b"\r\n"
+
+def _body(path: str, fields: dict[str, str], boundary: str) -> tuple[int, object]:
+    """The multipart body as (length, chunks): the file is streamed, never held in memory."""
+    head = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+        for key, value in fields.items()
     )
-    parts.append(f"--{boundary}--\r\n".encode())
-    return b"".join(parts)
+    head += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="content"; filename="{os.path.basename(path)}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n"
+    ).encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+
+    def chunks():
+        yield head
+        with open(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                yield chunk
+        yield tail
+
+    return len(head) + os.path.getsize(path) + len(tail), chunks()
 
 
 def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
     """Upload one wheel or sdist; returns the server's line, raises :class:`UsageError` on refusal."""
-    from ._artifacts import read_artifact
+    from ._artifacts import read_artifact, sha256_file
 
     art = read_artifact(path)  # the same local checks first: a clear error before any network
-    with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = sha256_file(path)
     fields = {
         ":action": "file_upload",
         "protocol_version": "1",
@@ -53,14 +58,18 @@ def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
         "sha256_digest": digest,
     }
     boundary = secrets.token_hex(16)
-    body = _body(path, fields, boundary)
+    length, body = _body(path, fields, boundary)
     endpoint = url.rstrip("/") + "/legacy/"
     auth = base64.b64encode(f"__token__:{token}".encode()).decode()
     request = urllib.request.Request(
         endpoint,
         data=body,
         method="POST",
-        headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "Authorization": f"Basic {auth}"},
+        headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Content-Length": str(length),
+            "Authorization": f"Basic {auth}",
+        },
     )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:

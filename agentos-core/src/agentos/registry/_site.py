@@ -200,10 +200,23 @@ def write_assets(root: str) -> None:
         _write(path, text)
 
 
+def remove_stale_pages(root: str, catalogue: dict) -> None:
+    """Delete component and library pages the catalogue no longer lists (a version dropped them)."""
+    pages = {component_path(row["kind"], row["name"]) for row in catalogue["components"]}
+    pages |= {library_path(row["project"]) for row in catalogue["libraries"]}
+    for top in ("components", "libraries"):
+        for folder, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                path = os.path.join(folder, name)
+                if name.endswith(".html") and os.path.relpath(path, root).replace(os.sep, "/") not in pages:
+                    os.unlink(path)
+
+
 def write_project_pages(root: str, catalogue: dict, projects) -> None:
     """The pages of ``projects`` (their components, or the library page), after ``refresh``."""
     wanted = set(projects)
     write_assets(root)
+    remove_stale_pages(root, catalogue)
     for row in catalogue["components"] + catalogue["libraries"]:
         if row["project"] not in wanted:
             continue

@@ -24,7 +24,7 @@ def venv_python(venv_dir: str) -> str:
 
 
 def _agent_path(args) -> str | None:
-    from .._paths import find_agent_ini
+    from ..core._paths import find_agent_ini
 
     for attr in ("agent", "agent_ini", "agent_show"):
         value = getattr(args, attr, None)

@@ -17,6 +17,8 @@ is imported until a conformance test runs.
 
 from __future__ import annotations
 
+from .._lazy import lazy_attributes
+
 _LAZY = {
     "EnvironmentConformance": "._conformance",
     "PolicyConformance": "._conformance",
@@ -27,13 +29,4 @@ _LAZY = {
 }
 
 __all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'agentos.testing' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, __name__, _LAZY)

@@ -27,7 +27,7 @@ __all__ = [
 
 def build_component(kind: str, name: str, /, **settings: Any) -> Any:
     """Build the installed component ``kind``/``name``; injectable objects go to constructors that name them."""
-    from .._context import build
+    from ..core._context import build
     from ..errors import UnknownComponentError
     from ..host import ComponentHost, canonical_kind
 
@@ -367,7 +367,7 @@ class AgentConformance(_NeedsEnvironment):
                 pytest.fail(f"episode {episode} did not end within {self.max_episode_steps} advance() calls")
 
     def test_run_agent(self, agent) -> None:
-        from .._runner import run_agent
+        from ..core._runner import run_agent
 
         summary = run_agent(agent, 2, seed=self.seed)
         assert summary["episodes"] == 2 and summary["status"] == "finished", summary

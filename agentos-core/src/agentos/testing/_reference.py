@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .._policy import Policy
+from ..core._policy import Policy
 
 
 class ReferenceEnv(gym.Env):

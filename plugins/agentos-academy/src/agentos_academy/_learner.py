@@ -20,10 +20,10 @@ class Learner:
     """An agent folder's agent, its recent returns, and the lock that serialises its use."""
 
     def __init__(self, agent_dir: str):
-        from agentos._context import AgentContext
-        from agentos._learning import resolve_agent_ini
+        from agentos.core._context import AgentContext
+        from agentos.core._paths import agent_ini_path
 
-        self.path = resolve_agent_ini(str(agent_dir), "serve")
+        self.path = agent_ini_path(str(agent_dir), "agentos serve PATH")
         self.name = os.path.basename(os.path.dirname(os.path.abspath(self.path)))
         self.context = AgentContext.from_path(self.path)
         self.agent = self.context.build_agent()
@@ -39,7 +39,7 @@ class Learner:
             return _plain(self.agent.policy.decide(np.asarray(observation)))
 
     def run(self, episodes: int, seed: int | None = None) -> dict:
-        from agentos._runner import run_agent
+        from agentos.core._runner import run_agent
 
         with self.lock:
             return run_agent(self.agent, episodes, seed=seed, config_path=self.path)
@@ -102,7 +102,7 @@ class Learner:
 
     def checkpoint(self) -> dict:
         """Record the policy as a finished run of the agent folder (``agentos runs`` lists it)."""
-        from agentos._records import RunRecord
+        from agentos.learning._records import RunRecord
 
         with self.lock:
             rec = RunRecord.create(self.context, self.path, "train", request={"service": True})

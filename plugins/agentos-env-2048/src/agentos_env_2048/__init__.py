@@ -11,7 +11,7 @@ from gymnasium.envs.registration import register, registry
 from agentos_env_2048.env import ACTION_NAMES, DOWN, LEFT, RIGHT, UP, Game2048Env
 
 __all__ = ["ACTION_NAMES", "DOWN", "ENV_ID", "LEFT", "RIGHT", "UP", "Game2048Env"]
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 ENV_ID = "agentos/Game2048-v0"
 

@@ -10,16 +10,16 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agentos_env_2048._tables import MAX_EXPONENT, ROW_MASK, get_tables, transpose
+from agentos_env_2048._tables import MAX_EXPONENT, ROW_MASK, get_tables
 
 UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
 ACTION_NAMES = ("up", "right", "down", "left")
 
 _LOW_BITS = 0x1111111111111111  # bit 0 of every nibble
-_HAS_RIGHT_NEIGHBOUR = 0x0111011101110111  # nibbles in columns 0-2
-_HAS_LOWER_NEIGHBOUR = 0x0000111111111111  # nibbles in rows 0-2
 _SPAWN_TWO_PROBABILITY = 0.9
 _UINT8 = np.dtype(np.uint8)
+_DRAWS_PER_BLOCK = 256  # uniform draws taken from the rng at a time
+_INT64_MAX, _TWO_TO_64 = (1 << 63) - 1, 1 << 64
 
 
 def _zero_nibbles(board: int) -> int:
@@ -29,16 +29,14 @@ def _zero_nibbles(board: int) -> int:
     return ~occupied & _LOW_BITS
 
 
-def _has_equal_neighbours(board: int) -> bool:
-    """Whether two adjacent cells hold the same exponent."""
-    horizontal = _zero_nibbles(board ^ (board >> 4)) & _HAS_RIGHT_NEIGHBOUR
-    vertical = _zero_nibbles(board ^ (board >> 16)) & _HAS_LOWER_NEIGHBOUR
-    return bool(horizontal or vertical)
+def _with_python_types(kernel):
+    """The plain-Python kernel (``AGENTOS_2048_PURE=1``) returning ints and bools, as numba's does."""
 
+    def step(board, *arguments):
+        board, gain, legal, terminated, top = kernel(board % _TWO_TO_64, *arguments)
+        return int(board), int(gain), bool(legal), bool(terminated), int(top)
 
-def _has_legal_move(board: int) -> bool:
-    """Whether any move would change the board."""
-    return bool(_zero_nibbles(board)) or _has_equal_neighbours(board)
+    return step
 
 
 class Game2048Env(gym.Env[np.ndarray, int]):
@@ -59,7 +57,9 @@ class Game2048Env(gym.Env[np.ndarray, int]):
     with probability 0.9, else a 4.  Two tiles start the game.  For speed these
     draws come from a ``random.Random`` seeded from ``self.np_random`` at every
     reset, so ``reset(seed=...)`` makes episodes reproducible.  Tiles stop at
-    32768: two of them do not merge.
+    32768: two of them do not merge.  A step runs in the compiled kernel
+    :func:`~agentos_env_2048._kernels.env_step` (numba is imported when the
+    first environment is made), with the same rules and draws.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -80,19 +80,18 @@ class Game2048Env(gym.Env[np.ndarray, int]):
         self.observation_space = spaces.Box(0, 17, shape=(4, 4), dtype=np.uint8)
         self.action_space = spaces.Discrete(4)
 
+        from agentos_env_2048._kernels import env_step, move_tables  # numba: imported on first use
+
         tables = get_tables()
         self._row_max = tables.row_max
         self._row_bytes = tables.row_bytes
-        # Per action: moved-line table, score table, shifts placing lines 1-3,
-        # and whether the lines are columns (read from the transposed board).
-        self._moves = (
-            (tables.column_up, tables.score_left, 4, 8, 12, True),
-            (tables.row_right, tables.score_right, 16, 32, 48, False),
-            (tables.column_down, tables.score_right, 4, 8, 12, True),
-            (tables.row_left, tables.score_left, 16, 32, 48, False),
-        )
+        self._kernel = env_step if hasattr(env_step, "py_func") else _with_python_types(env_step)
+        self._move_tables = move_tables()
         self._step_limit = self.max_steps or sys.maxsize
         self._rng = random.Random(0)
+        # The rng's draws, taken ahead in blocks: the kernel gets the next two per legal move.
+        self._draws: list[float] = []
+        self._next_draw = 0
         self._board = 0
         self._score = 0
         self._max_exponent = 0
@@ -106,6 +105,7 @@ class Game2048Env(gym.Env[np.ndarray, int]):
         self._rng = random.Random(int(self.np_random.integers(2**63)))
         board, _ = self._spawn_tile(0)
         self._board, _ = self._spawn_tile(board)
+        self._draws, self._next_draw = [], 0
         self._score = 0
         self._steps = 0
         self._max_exponent = self._largest_exponent(self._board)
@@ -115,48 +115,27 @@ class Game2048Env(gym.Env[np.ndarray, int]):
         """Slide the tiles; see the class docstring for the rules."""
         if not 0 <= action <= 3:
             raise ValueError(f"invalid action {action!r}, expected 0-3")
-        moved_lines, scores, shift1, shift2, shift3, columns = self._moves[action]
+        draws, next_draw = self._draws, self._next_draw
+        if next_draw + 2 > len(draws):
+            rng_draw = self._rng.random
+            draws = self._draws = draws[next_draw:] + [rng_draw() for _ in range(_DRAWS_PER_BLOCK)]
+            next_draw = 0
         board = self._board
-        lines = transpose(board) if columns else board
-        line0 = lines & ROW_MASK
-        line1 = (lines >> 16) & ROW_MASK
-        line2 = (lines >> 32) & ROW_MASK
-        line3 = lines >> 48
-        moved = (
-            moved_lines[line0]
-            | moved_lines[line1] << shift1
-            | moved_lines[line2] << shift2
-            | moved_lines[line3] << shift3
+        if board > _INT64_MAX:  # the kernel takes the 64 bits as a signed int
+            board -= _TWO_TO_64
+        board, gain, legal, terminated, top = self._kernel(
+            board, action, draws[next_draw], draws[next_draw + 1], self._move_tables
         )
         self._steps += 1
         truncated = self._steps >= self._step_limit
-        if moved == board:
-            terminated = not _has_legal_move(board)  # only if the board was set stuck
-            return (
-                self._observation(),
-                self.illegal_move_reward,
-                terminated,
-                truncated,
-                self._info(True),
-            )
-
-        gain = scores[line0] + scores[line1] + scores[line2] + scores[line3]
-        board, empty_cells = self._spawn_tile(moved)
+        if not legal:  # nothing moves, no tile spawns; terminated only if the board was set stuck
+            self._next_draw = next_draw
+            return self._observation(), self.illegal_move_reward, terminated, truncated, self._info(True)
+        self._next_draw = next_draw + 2
         self._board = board
         self._score += gain
-        # The largest tile only grows by a merge or by a 4 landing among 2s.
-        if gain or self._max_exponent < 2:
-            self._max_exponent = self._largest_exponent(board)
-        # A legal move always frees a cell; if the new tile filled the last
-        # one, the game ends unless two neighbours can still merge.
-        terminated = empty_cells == 1 and not _has_equal_neighbours(board)
-        return (
-            self._observation(),
-            float(gain),
-            terminated,
-            truncated,
-            self._info(False),
-        )
+        self._max_exponent = top
+        return self._observation(), float(gain), terminated, truncated, self._info(False)
 
     def render(self) -> str | None:
         """Return the board as text when ``render_mode == "ansi"``."""

@@ -7,4 +7,4 @@ load (and compile, or read numba's on-disk cache) on the first decision.
 from agentos_policy_ntuple._policy import NTuplePolicy
 
 __all__ = ["NTuplePolicy"]
-__version__ = "1.0.0"
+__version__ = "1.0.1"

@@ -117,19 +117,42 @@ def _default_indices(board):
 
 
 @njit
+def _default_value(board, weights):
+    """:func:`value` for :data:`DEFAULT_TUPLES`, the weights read directly (the hot path of training)."""
+    total = 0.0
+    symmetric = board
+    for symmetry in range(8):
+        i0, i1, i2, i3 = _default_indices(symmetric)
+        # float(): sum in float64 in numba and plain Python alike
+        total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
+        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
+    return total
+
+
+@njit
+def _default_add(board, delta, weights):
+    """:func:`add` for :data:`DEFAULT_TUPLES`."""
+    symmetric = board
+    for symmetry in range(8):
+        i0, i1, i2, i3 = _default_indices(symmetric)
+        weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
+        weights[i1] = float(weights[i1]) + delta
+        weights[i2] = float(weights[i2]) + delta
+        weights[i3] = float(weights[i3]) + delta
+        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
+
+
+@njit
 def value(board, net):
     """The value of ``board`` (an afterstate) under ``net = Network(...)``."""
     default, weights, segments, counts, offsets = net
+    if default:
+        return _default_value(_U(board), weights)
     total = 0.0
     symmetric = _U(board)
     for symmetry in range(8):
-        if default:
-            i0, i1, i2, i3 = _default_indices(symmetric)
-            # float(): sum in float64 in numba and plain Python alike
-            total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
-        else:
-            for t in range(counts.shape[0]):
-                total += float(weights[offsets[t] + _index(symmetric, segments, counts, t)])
+        for t in range(counts.shape[0]):
+            total += float(weights[offsets[t] + _index(symmetric, segments, counts, t)])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
     return total
 
@@ -138,18 +161,14 @@ def value(board, net):
 def add(board, delta, net):
     """Add ``delta`` to every weight that ``board`` reads."""
     default, weights, segments, counts, offsets = net
+    if default:
+        _default_add(_U(board), delta, weights)
+        return
     symmetric = _U(board)
     for symmetry in range(8):
-        if default:
-            i0, i1, i2, i3 = _default_indices(symmetric)
-            weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
-            weights[i1] = float(weights[i1]) + delta
-            weights[i2] = float(weights[i2]) + delta
-            weights[i3] = float(weights[i3]) + delta
-        else:
-            for t in range(counts.shape[0]):
-                i = offsets[t] + _index(symmetric, segments, counts, t)
-                weights[i] = float(weights[i]) + delta
+        for t in range(counts.shape[0]):
+            i = offsets[t] + _index(symmetric, segments, counts, t)
+            weights[i] = float(weights[i]) + delta
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 

@@ -10,28 +10,16 @@ import signal
 import sys
 import threading
 
-from .errors import AgentOSError, UsageError
-
-
-def resolve_agent_ini(agent_ini: str | None, command: str) -> str:
-    from ._paths import find_agent_ini
-
-    path = agent_ini or find_agent_ini()
-    if path is None:
-        raise UsageError(f"no agent.ini here; create one with 'agentos init' or name it: agentos {command} PATH")
-    if os.path.isdir(path):
-        path = os.path.join(path, "agent.ini")
-    if not os.path.isfile(path):
-        raise UsageError(f"no such file: {path}")
-    return path
+from ..core._paths import agent_ini_path
+from ..errors import AgentOSError, UsageError
 
 
 def _start_record(context, path: str, mode: str, *, required: bool = False, **meta):
     """A new run record (None when agent.ini disables records). When the record cannot be written,
     ``required`` (training: its result would be lost) makes that an error before anything runs;
     otherwise a warning."""
+    from ..trackers import register_builtin_trackers
     from ._records import RunRecord
-    from .trackers import register_builtin_trackers
 
     register_builtin_trackers()
     try:
@@ -55,7 +43,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _require_components(agent, path: str) -> None:
     """A missing environment or policy is a usage error before anything starts."""
-    from ._agent import Agent
+    from ..core._agent import Agent
 
     if getattr(agent, "environment", None) is None:
         raise UsageError(f"{path} names no environment: add [environment] default = NAME (e.g. corridor)")
@@ -124,16 +112,16 @@ def train(
     Ctrl-C stops at the end of the current episode, a second one at once; either way the policy is
     saved, so the checkpoint is usable. ``on_episode(run, result)`` is called after each episode.
     """
-    from ._context import use
-    from ._runner import EpisodeResult, Run
-    from .plugins import get_plugin_manager
+    from ..core._context import use
+    from ..core._runner import EpisodeResult, Run
+    from ..plugins import get_plugin_manager
 
     if (episodes is None) == (steps is None):
         raise UsageError("give a number of episodes, or --steps N")
     budget = episodes if episodes is not None else steps
     if budget < 1:
         raise UsageError("the number of episodes or steps must be at least 1")
-    path = resolve_agent_ini(agent_ini, "train")
+    path = agent_ini_path(agent_ini, "agentos train PATH")
     context = use(path)
     seed = _default_seed(seed, context)
     try:
@@ -239,7 +227,7 @@ def run(
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
 
-    ``n_envs > 1`` steps that many environments together (see :mod:`agentos._vector`).
+    ``n_envs > 1`` steps that many environments together (see :mod:`agentos.learning._vector`).
 
     ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
     its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
@@ -247,10 +235,10 @@ def run(
     by the newest ``agentos train`` of the same environment and policy (same packages, versions and
     settings) is used, as a user expects after training; ``fresh`` runs an untrained policy instead.
     """
-    from ._context import AgentContext, use
+    from ..config import AgentConfig
+    from ..core._context import AgentContext, use
+    from ..core._runner import run_agent
     from ._records import find_record, lock_differences, runs_dir, unlocked_components
-    from ._runner import run_agent
-    from .config import AgentConfig
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
@@ -258,7 +246,7 @@ def run(
         raise UsageError("--n-envs must be at least 1")
     if from_run and checkpoint:
         raise UsageError("give --from-run or --checkpoint, not both")
-    path = resolve_agent_ini(agent_ini, "run")
+    path = agent_ini_path(agent_ini, "agentos run PATH")
     source_run = None
     if from_run:
         here = AgentConfig.load(path)
@@ -321,11 +309,11 @@ def run(
                 # the agent.ini that ran is the source run's
                 with open(source_run.path("agent.ini"), "rb") as src, open(rec.path("agent.ini"), "wb") as dst:
                     dst.write(src.read())
-            from .trackers import attach_to_next_run
+            from ..trackers import attach_to_next_run
 
             attach_to_next_run(record=rec)
         try:
-            if n_envs > 1:  # batched environments: agentos._vector
+            if n_envs > 1:  # batched environments: agentos.learning._vector
                 from ._vector import run_batched
 
                 summary = run_batched(
@@ -353,8 +341,8 @@ def run(
 
 def latest_training(context):
     """The newest training record with a checkpoint whose environment and policy match ``context``'s."""
+    from ..config import AgentConfig
     from ._records import list_records, runs_dir
-    from .config import AgentConfig
 
     def identity(config):
         parts = []
@@ -375,7 +363,7 @@ def latest_training(context):
             with open(rec.path("agent.ini"), encoding="utf-8") as f:
                 recorded = AgentConfig.from_text(f.read(), path=rec.path("agent.ini"))
             if recorded.default("preset"):  # compare what ran: the preset's components filled in
-                from .experiments._presets import expand_preset
+                from ..experiments._presets import expand_preset
 
                 recorded = expand_preset(recorded)
         except (OSError, UsageError):
@@ -387,10 +375,10 @@ def latest_training(context):
 
 def list_runs(agent_ini: str | None = None) -> list[dict]:
     """Past runs of an agent, oldest first: id, mode, status, episodes, steps, returns, components."""
+    from ..config import AgentConfig
     from ._records import list_records, runs_dir
-    from .config import AgentConfig
 
-    path = resolve_agent_ini(agent_ini, "runs")
+    path = agent_ini_path(agent_ini, "agentos runs PATH")
     rows = []
     for rec in list_records(runs_dir(AgentConfig.load(path))):
         summary = rec.meta.get("summary") or {}
@@ -416,9 +404,9 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
 
 
 def _last100(rec) -> float | None:
-    """Mean return of the run's last 100 episodes (:func:`agentos._runner.last100_mean`)."""
-    from ._runner import last100_mean
-    from .trackers import read_returns
+    """Mean return of the run's last 100 episodes (:func:`agentos.core._runner.last100_mean`)."""
+    from ..core._runner import last100_mean
+    from ..trackers import read_returns
 
     value = (rec.meta.get("summary") or {}).get("last100_mean")
     if value is None:  # records made before the summary kept it
@@ -431,12 +419,12 @@ def _last100(rec) -> float | None:
 
 def show_run(ref: str, agent_ini: str | None = None) -> dict:
     """One run: its run.json, lock, last100 mean and files."""
+    from ..config import AgentConfig
     from ._records import find_record, runs_dir
-    from .config import AgentConfig
 
     directory = None
     if not os.path.isfile(os.path.join(ref, "run.json")):
-        directory = runs_dir(AgentConfig.load(resolve_agent_ini(agent_ini, "runs show")))
+        directory = runs_dir(AgentConfig.load(agent_ini_path(agent_ini, "agentos runs show PATH")))
     rec = find_record(directory, ref)
     info = dict(rec.meta)
     info["directory"] = rec.directory

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import inspect
 
+from ..config import AgentConfig
+from ..errors import ComponentLoadError, ConfigError, UsageError
+from ..host import KINDS, ComponentHost, canonical_kind, normalize
 from ._paths import find_agent_ini
-from .config import AgentConfig
-from .errors import ComponentLoadError, ConfigError, UsageError
-from .host import KINDS, ComponentHost, canonical_kind, normalize
 
 
 class AgentContext:
@@ -19,7 +19,7 @@ class AgentContext:
 
     def __init__(self, config: AgentConfig | None = None, host: ComponentHost | None = None):
         if config is not None and config.default("preset"):  # components and settings from a preset
-            from .experiments._presets import expand_preset
+            from ..experiments._presets import expand_preset
 
             config = expand_preset(config)
         self.config = config
@@ -147,7 +147,7 @@ def build(factory, settings: dict, injected: dict, *, label: str, config=None, l
     named = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     for key in settings:
         if key not in params and not accepts_any:
-            from .host import did_you_mean
+            from ..host import did_you_mean
 
             accepted = [n for n in named if n not in injected]
             raise ConfigError(

@@ -42,7 +42,7 @@ class Agent:
     def train(self, *, episodes=None, steps=None, seed=None, callback=None):
         """Improve the policy with the agent's trainer."""
         if self.trainer is None:
-            from .errors import UsageError
+            from ..errors import UsageError
 
             raise UsageError("this agent has no trainer: install one (agentos install trainer NAME)")
         return self.trainer.train(

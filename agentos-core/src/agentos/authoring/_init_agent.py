@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from .config import atomic_write
-from .errors import UsageError
-from .host import ComponentHost, distribution_name
+from ..config import atomic_write
+from ..errors import UsageError
+from ..host import ComponentHost, distribution_name
 
 STARTER = {"environment": "corridor", "policy": "random"}
 
@@ -66,8 +66,8 @@ def init_agent(directory: str = ".", *, name: str | None = None, host: Component
         "requirements = requirements.txt",
         "",
     ]
-    from ._version import __version__
-    from .host import is_valid_name
+    from .._version import __version__
+    from ..host import is_valid_name
 
     agent_name = name if is_valid_name(name) else "my_agent"
     requirements = {"agentos-core": __version__}
@@ -83,7 +83,7 @@ def init_agent(directory: str = ".", *, name: str | None = None, host: Component
         sections += [f"[{kind}.{comp}]", f"package = {package}"] + ([f"version = {version}"] if version else []) + [""]
         requirements[package] = version or None
     lines += ["[agent]", f"default = {agent_name}", "", *sections, f"[agent.{agent_name}]", "source = agent.py:MyAgent"]
-    from .registry._requirements import lines_for
+    from ..registry._requirements import lines_for
 
     requirements = lines_for(requirements)
     os.makedirs(directory, exist_ok=True)

@@ -76,8 +76,8 @@ def run_agent(
     as Gymnasium recommends. ``on_episode(run, result)`` is called after each episode. Ctrl-C ends
     the run early with ``status = "interrupted"``.
     """
+    from ..plugins import get_plugin_manager
     from ._agent import Agent
-    from .plugins import get_plugin_manager
 
     hook = get_plugin_manager().hook
     run = Run(agent=agent, mode=mode, seed=seed, config_path=config_path)

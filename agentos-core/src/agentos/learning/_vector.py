@@ -24,7 +24,7 @@ def make_vector_environment(context, n_envs: int, mode: str = "sync"):
     from gymnasium.envs.registration import load_env_creator
     from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
-    from .errors import UsageError
+    from ..errors import UsageError
 
     if mode not in VECTOR_MODES:
         raise UsageError(f"vector mode must be one of {', '.join(VECTOR_MODES)}, not {mode!r}")
@@ -77,8 +77,8 @@ def run_vector_agent(agent, environment, episodes: int, *, seed=None, config_pat
     import numpy as np
     from gymnasium.vector import AutoresetMode
 
-    from ._runner import EpisodeResult, Run
-    from .plugins import get_plugin_manager
+    from ..core._runner import EpisodeResult, Run
+    from ..plugins import get_plugin_manager
 
     hook = get_plugin_manager().hook
     run = Run(agent=agent, mode="run", seed=seed, config_path=config_path, extra={"n_envs": environment.num_envs})

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..host import canonical_kind
 from ._context import active_context
-from .host import canonical_kind
 
 
 class KindNamespace:

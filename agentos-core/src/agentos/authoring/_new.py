@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import UsageError
-from .host import canonical_kind, distribution_name, is_valid_name, normalize
+from ..errors import UsageError
+from ..host import canonical_kind, distribution_name, is_valid_name, normalize
 
 #: Template folder of each thing ``agentos new`` makes.
 TEMPLATES = {
@@ -42,7 +42,7 @@ _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 def templates_dir() -> str:
     """The templates: inside the installed package, else the repository's ``templates/`` folder."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the agentos package
     for candidate in (os.path.join(here, "templates"), os.path.join(here, "..", "..", "..", "templates")):
         if os.path.isfile(os.path.join(candidate, "policy", "cookiecutter.json")):
             return os.path.normpath(candidate)
@@ -81,7 +81,7 @@ def resolve_environment(environment: str) -> dict:
     ``CartPole-v1`` is a Gymnasium id; ``cartpole`` (any case, no version) is the latest version
     of that id. Installed AgentOS environments win over Gymnasium ids of the same name.
     """
-    from .host import ComponentHost
+    from ..host import ComponentHost
 
     host = ComponentHost()
     spec = host.find("environment", environment)
@@ -156,7 +156,7 @@ def new(
         raise UsageError(f"{target} already exists; not overwriting it")
     directory = _render(os.path.join(templates_dir(), template), context, target)
     if agent_directory:  # registry-hosted requirements as hashed direct references
-        from .registry._requirements import pin_hosted
+        from ..registry._requirements import pin_hosted
 
         pin_hosted(os.path.join(directory, "requirements.txt"))
     files = sorted(os.path.relpath(os.path.join(root, f), directory) for root, _, fs in os.walk(directory) for f in fs)

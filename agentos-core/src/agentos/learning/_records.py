@@ -26,7 +26,7 @@ import platform
 import secrets
 import sys
 
-from .errors import UsageError
+from ..errors import UsageError
 
 RUN_FILE = "run.json"
 LOCK_FILE = "lock.json"
@@ -339,7 +339,7 @@ def named_components(context, defaults: dict[str, str] | None = None) -> list[tu
 
 def unlocked_components(context, lock: dict) -> list[str]:
     """Components that the agent.ini of ``context`` names but ``lock`` does not list."""
-    from .host import normalize
+    from ..host import normalize
 
     listed = {(e.get("kind"), normalize(str(e.get("name")))) for e in lock.get("components", []) if isinstance(e, dict)}
     return [f"{kind} {name}" for kind, name in named_components(context) if (kind, normalize(name)) not in listed]

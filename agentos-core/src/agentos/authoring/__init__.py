@@ -1,0 +1,1 @@
+"""Authoring: ``agentos new`` (component packages and agent folders) and ``agentos init``."""

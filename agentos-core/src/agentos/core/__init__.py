@@ -1,0 +1,1 @@
+"""Core abstractions: Agent, Policy, Trainer, the episode runner, the agent context and ``acr``."""

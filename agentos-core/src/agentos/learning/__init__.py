@@ -1,0 +1,1 @@
+"""Learning and records: ``train``, ``run`` (single or batched) and ``runs``, and the run records."""
