@@ -54,25 +54,6 @@ class ServiceHandle:
         return f"ServiceHandle({self.label}, {self.handle.agent_id.uid})"
 
 
-def _executor(exchange: str, executor: str | None, workers: int):
-    if executor is None:
-        executor = "event_loop" if exchange.strip() == "local" else "process"
-    if executor == "event_loop":
-        return None
-    if exchange.strip() == "local":
-        raise AgentStartError("the local exchange lives in this process: use executor='event_loop'")
-    if executor == "process":
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-    if executor == "thread":
-        from concurrent.futures import ThreadPoolExecutor
-
-        return ThreadPoolExecutor(max_workers=workers)
-    raise AgentStartError(f"unknown executor {executor!r}: use event_loop, process or thread")
-
-
 async def _started(manager, handle, label: str, timeout: float) -> None:
     """Wait until the agent answers a ping, or fail at once if its run task ends, or after ``timeout``."""
     acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
@@ -100,6 +81,7 @@ async def launch(
     *,
     exchange: str = "local",
     executor: str | None = None,
+    scheduler: str | None = None,
     train_continuously: int = 0,
     start_timeout: float = START_TIMEOUT,
     action_timeout: float = ACTION_TIMEOUT,
@@ -107,18 +89,27 @@ async def launch(
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
     ``executor``: ``event_loop`` (this process; the default for the local exchange), ``process``
-    (a process pool, one worker per agent; the default otherwise) or ``thread``. Leaving the block
+    (a process pool, one worker per agent; the default otherwise) or ``thread``. ``scheduler``: run
+    the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
+    worker process per agent), as ``agentos experiment run --scheduler`` does. Leaving the block
     shuts every agent down.
     """
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
+    from ._executors import make_executor
     from ._service import AgentService
 
     if isinstance(agent_dirs, str | os.PathLike):
         agent_dirs = [agent_dirs]
-    pool = _executor(exchange, executor, max(1, len(agent_dirs)))
-    manager = await Manager.from_exchange_factory(exchange_factory(exchange), executors=pool)
+    factory = exchange_factory(exchange)
+    pool = make_executor(exchange, executor, max(1, len(agent_dirs)), scheduler)
+    try:
+        manager = await Manager.from_exchange_factory(factory, executors=pool)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
     async with manager:
         handles = []
         for agent_dir in agent_dirs:
