@@ -1,4 +1,4 @@
-"""Agents on real Dask clusters: a scheduler and two worker processes started here, and a LocalCluster."""
+"""Agents on real Dask clusters: a scheduler and two worker processes started here; agentos serve on a LocalCluster."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
-from agentos_academy import AgentStartError, launch
+from agentos_academy import AgentStartError, connect, launch
 
 
 def _dask(*args, cwd) -> subprocess.Popen:
@@ -68,20 +69,33 @@ def test_agents_on_a_scheduler_and_two_workers_copy_weights(agent_factory, redis
     assert stats[0]["episodes_trained"] == 40
 
 
-def test_local_cluster_and_the_local_exchange_refused(agent_factory, redis_url):
-    agent = agent_factory("solo")
+def test_serve_on_a_local_cluster_until_sigterm_and_the_local_exchange_refused(agent_factory, redis_url):
+    agents = [agent_factory("left"), agent_factory("right")]
 
     async def on_local_exchange():
-        async with launch([agent], exchange="local", scheduler="local"):
+        async with launch(agents, exchange="local", scheduler="local"):
             pass
 
     with pytest.raises(AgentStartError, match="Dask workers cannot reach the local exchange"):
         asyncio.run(on_local_exchange())
 
-    async def scenario():
-        async with launch([agent], exchange=redis_url, scheduler="local") as (solo,):
-            await solo.train(episodes=5)
-            return await solo.stats()
+    serve = subprocess.Popen([sys.executable, "-m", "agentos", "serve", *map(str, agents), "--exchange", redis_url,
+                              "--scheduler", "local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ids = [serve.stdout.readline().strip() for _ in agents]
 
-    stats = asyncio.run(asyncio.wait_for(scenario(), 120))
-    assert stats["episodes_trained"] == 5 and stats["pid"] != os.getpid()
+        async def use():
+            names = []
+            for agent_id in ids:
+                async with connect(agent_id, exchange=redis_url, action_timeout=60) as handle:
+                    await handle.train(episodes=5)
+                    names.append(await handle.stats())
+            return names
+
+        stats = asyncio.run(asyncio.wait_for(use(), 120))
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        _, err = serve.communicate(timeout=60)
+    assert [s["name"] for s in stats] == ["left", "right"] and all(s["episodes_trained"] == 5 for s in stats)
+    assert len({s["pid"] for s in stats} | {serve.pid}) == 3  # each agent in its own worker process
+    assert serve.returncode == 0 and err.strip().splitlines()[-1] == "2 agents shut down"
