@@ -27,18 +27,25 @@ class ServiceHandle:
     async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
         """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
         limit = self.timeout if timeout is None else timeout
+        deadline = asyncio.timeout(limit)  # no extra task per call, unlike asyncio.wait_for
         try:
-            return await asyncio.wait_for(self.handle.action(action, *args, **kwargs), limit)
-        except TimeoutError:
+            async with deadline:
+                return await self.handle.action(action, *args, **kwargs)
+        except TimeoutError as exc:
+            if not deadline.expired():
+                raise self._failed(action, exc) from exc
             raise AgentActionError(
                 f"agent {self.label}: action {action!r} got no answer within {limit:g} s (is the agent running?)"
             ) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            text = str(exc).strip().splitlines()
-            detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-            raise AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}") from exc
+            raise self._failed(action, exc) from exc
+
+    def _failed(self, action: str, exc: BaseException) -> AgentActionError:
+        text = str(exc).strip().splitlines()
+        detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+        return AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}")
 
     def __getattr__(self, action: str):
         if action.startswith("_"):
@@ -48,6 +55,7 @@ class ServiceHandle:
             return await self.call(action, *args, **kwargs)
 
         remote.__name__ = action
+        self.__dict__[action] = remote  # found without __getattr__ from now on
         return remote
 
     def __repr__(self) -> str:
