@@ -52,11 +52,10 @@ def make_executor(exchange: str, executor: str | None, agents: int, scheduler: s
         return None
     if local:
         raise AgentStartError("the local exchange lives in this process: use executor='event_loop'")
-    if executor == "process":
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    if executor == "process":  # the experiments' pool: Ctrl-C is the caller's, one math thread per agent
+        from agentos.experiments._executors import process_pool
 
-        return ProcessPoolExecutor(max_workers=agents, mp_context=multiprocessing.get_context("spawn"))
+        return process_pool(agents)
     if executor == "thread":
         from concurrent.futures import ThreadPoolExecutor
 
