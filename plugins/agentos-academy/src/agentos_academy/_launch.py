@@ -15,10 +15,11 @@ ACTION_TIMEOUT = 600.0
 class ServiceHandle:
     """A handle to an agent service: ``await handle.decide(obs)``; errors name the agent and action."""
 
-    def __init__(self, handle, label: str, timeout: float = ACTION_TIMEOUT):
+    def __init__(self, handle, label: str, timeout: float = ACTION_TIMEOUT, running=None):
         self.handle = handle
         self.label = label
         self.timeout = timeout
+        self.running = running  # launch's task that ends when the agent does (None for connect)
 
     @property
     def agent_id(self):
@@ -93,14 +94,15 @@ async def launch(
     train_continuously: int = 0,
     start_timeout: float = START_TIMEOUT,
     action_timeout: float = ACTION_TIMEOUT,
+    log_config=None,
 ):
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
     ``executor``: ``event_loop`` (this process; the default for the local exchange), ``process``
     (a process pool, one worker per agent; the default otherwise) or ``thread``. ``scheduler``: run
     the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
-    worker process per agent), as ``agentos experiment run --scheduler`` does. Leaving the block
-    shuts every agent down.
+    worker process per agent), as ``agentos experiment run --scheduler`` does. ``log_config``: an
+    ``academy.logging.LogConfig`` set up wherever the agents run. Leaving the block shuts every agent down.
     """
     from academy.manager import Manager
 
@@ -113,7 +115,7 @@ async def launch(
     factory = exchange_factory(exchange)
     pool = make_executor(exchange, executor, max(1, len(agent_dirs)), scheduler)
     try:
-        manager = await Manager.from_exchange_factory(factory, executors=pool)
+        manager = await Manager.from_exchange_factory(factory, executors=pool, log_config=log_config)
     except BaseException:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
@@ -126,7 +128,8 @@ async def launch(
                 AgentService, args=(os.path.abspath(str(agent_dir)),),
                 kwargs={"train_continuously": train_continuously}, name=label,
             )
-            handles.append(ServiceHandle(handle, label, action_timeout))
+            acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
+            handles.append(ServiceHandle(handle, label, action_timeout, acb.task if acb is not None else None))
         await asyncio.gather(*(_started(manager, h.handle, h.label, start_timeout) for h in handles))
         yield tuple(handles)
 

@@ -4,16 +4,33 @@ agent folders on a process pool or a Dask cluster until SIGINT or SIGTERM."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 
+from academy.logging.configs.base import LogConfig
 from agentos.errors import AgentOSError
+
+
+class QuietLogs(LogConfig):
+    """Academy's logging where the agents run, without the tracebacks of lost connections
+    (``serve`` prints one line instead); ``AGENTOS_DEBUG=1`` keeps them."""
+
+    def init_logging(self):
+        loggers = [logging.getLogger(name) for name in ("academy", "asyncio")]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL + 1)
+
+        def restore():
+            for logger, level in zip(loggers, levels, strict=True):
+                logger.setLevel(level)
+
+        return restore
 
 
 def _quiet() -> None:
     if not os.environ.get("AGENTOS_DEBUG"):  # academy logs tracebacks of lost connections; we print one line
-        import logging
-
         for name in ("academy", "asyncio", "distributed"):
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
@@ -46,11 +63,20 @@ async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | Non
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
+        quiet = None if os.environ.get("AGENTOS_DEBUG") else QuietLogs()
         async with launch(agent_dirs, exchange=exchange, scheduler=scheduler,
-                          train_continuously=train_continuously) as handles:
+                          train_continuously=train_continuously, log_config=quiet) as handles:
             for handle in handles:
                 print(handle.agent_id.uid, flush=True)
-            await stop.wait()
+            stopped = asyncio.ensure_future(stop.wait())
+            running = {h.running: h for h in handles if h.running is not None}
+            done, _ = await asyncio.wait({stopped, *running}, return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            ended = [running[task] for task in done if task in running]
+            if ended:
+                exc = ended[0].running.exception()
+                reason = f"{type(exc).__name__}: {exc}" if exc is not None else "it shut down"
+                raise AgentOSError(f"agent {ended[0].label} stopped: {reason}".splitlines()[0])
     except AgentOSError:
         raise
     except Exception as exc:
