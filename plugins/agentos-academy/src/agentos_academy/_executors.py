@@ -19,7 +19,12 @@ class DaskPool(Executor):
         from agentos.experiments._executors import DaskExecutor
 
         self.address = address
-        self.dask = DaskExecutor(address, workers)
+        try:
+            self.dask = DaskExecutor(address, workers)
+        except (OSError, TimeoutError) as exc:  # Dask's own TimeoutError is an OSError
+            text = str(exc).strip().splitlines()
+            raise AgentStartError(f"cannot reach the Dask scheduler at {address}: "
+                                  f"{type(exc).__name__}: {text[0] if text else ''}") from None
 
     def slots(self) -> int:
         return self.dask.slots()
