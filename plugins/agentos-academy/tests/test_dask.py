@@ -1,4 +1,4 @@
-"""Agents on real Dask clusters: a scheduler and two worker processes started here; agentos serve on a LocalCluster."""
+"""Agents on a real Dask cluster: a scheduler and two worker processes started here on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def dask_cluster(tmp_path):
             proc.wait(timeout=30)
 
 
-def test_agents_on_a_scheduler_and_two_workers_copy_weights(agent_factory, redis_url, dask_cluster):
+def test_serve_on_a_scheduler_and_two_workers_copy_weights_until_sigterm(agent_factory, redis_url, dask_cluster):
     a_dir, b_dir, c_dir = agent_factory("a"), agent_factory("b", alpha=0.1), agent_factory("c")
 
     async def too_many():
@@ -55,47 +55,31 @@ def test_agents_on_a_scheduler_and_two_workers_copy_weights(agent_factory, redis
     with pytest.raises(AgentStartError, match="2 worker threads for 3 agents"):
         asyncio.run(asyncio.wait_for(too_many(), 60))
 
-    async def scenario():
-        async with launch([a_dir, b_dir], exchange=redis_url, scheduler=dask_cluster) as (a, b):
-            await a.train(episodes=40)
-            await b.set_weights(await a.get_weights())
-            stats = await asyncio.gather(a.stats(), b.stats())
-            return [await a.decide(s) for s in range(8)], [await b.decide(s) for s in range(8)], stats
-
-    of_a, of_b, stats = asyncio.run(asyncio.wait_for(scenario(), 120))
-    assert of_b == of_a  # the weights went from one worker to the other through the exchange
-    pids = {s["pid"] for s in stats}
-    assert len(pids) == 2 and os.getpid() not in pids  # one agent per worker process
-    assert stats[0]["episodes_trained"] == 40
-
-
-def test_serve_on_a_local_cluster_until_sigterm_and_the_local_exchange_refused(agent_factory, redis_url):
-    agents = [agent_factory("left"), agent_factory("right")]
-
     async def on_local_exchange():
-        async with launch(agents, exchange="local", scheduler="local"):
+        async with launch([a_dir], exchange="local", scheduler=dask_cluster):
             pass
 
     with pytest.raises(AgentStartError, match="Dask workers cannot reach the local exchange"):
         asyncio.run(on_local_exchange())
 
-    serve = subprocess.Popen([sys.executable, "-m", "agentos", "serve", *map(str, agents), "--exchange", redis_url,
-                              "--scheduler", "local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    serve = subprocess.Popen([sys.executable, "-m", "agentos", "serve", str(a_dir), str(b_dir), "--exchange", redis_url,
+                              "--scheduler", dask_cluster], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        ids = [serve.stdout.readline().strip() for _ in agents]
+        ids = [serve.stdout.readline().strip() for _ in range(2)]
 
         async def use():
-            names = []
-            for agent_id in ids:
-                async with connect(agent_id, exchange=redis_url, action_timeout=60) as handle:
-                    await handle.train(episodes=5)
-                    names.append(await handle.stats())
-            return names
+            async with connect(ids[0], exchange=redis_url, action_timeout=60) as a, \
+                    connect(ids[1], exchange=redis_url, action_timeout=60) as b:
+                await a.train(episodes=40)
+                await b.set_weights(await a.get_weights())
+                stats = await asyncio.gather(a.stats(), b.stats())
+                return [await a.decide(s) for s in range(8)], [await b.decide(s) for s in range(8)], stats
 
-        stats = asyncio.run(asyncio.wait_for(use(), 120))
+        of_a, of_b, stats = asyncio.run(asyncio.wait_for(use(), 120))
     finally:
         serve.send_signal(signal.SIGTERM)
         _, err = serve.communicate(timeout=60)
-    assert [s["name"] for s in stats] == ["left", "right"] and all(s["episodes_trained"] == 5 for s in stats)
-    assert len({s["pid"] for s in stats} | {serve.pid}) == 3  # each agent in its own worker process
+    assert of_b == of_a  # the weights went from one worker to the other through the exchange
+    assert [s["name"] for s in stats] == ["a", "b"] and stats[0]["episodes_trained"] == 40
+    assert len({s["pid"] for s in stats} | {serve.pid, os.getpid()}) == 4  # each agent in its own worker
     assert serve.returncode == 0 and err.strip().splitlines()[-1] == "2 agents shut down"
