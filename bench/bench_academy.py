@@ -3,9 +3,10 @@
     python bench/bench_academy.py [--calls 500] [--seconds 10] [--in-flight 4]
 
 Latency: the median round trip of one call at a time, on the local exchange and on a redis-server
-started here on 127.0.0.1 (ephemeral port). Throughput: actions per second with 2 agents, each in its
-own process on the Redis exchange (2 agents on 2 cores), ``--in-flight`` calls outstanding per agent;
-on the local exchange both agents share this process's event loop. The machine may be shared:
+started here on 127.0.0.1 (ephemeral port); both agents run at once and are called in alternating
+blocks. Throughput: actions per second with 2 agents, each in its own process on the Redis exchange
+(2 agents on 2 cores), ``--in-flight`` calls outstanding per agent; on the local exchange both agents
+share this process's event loop. The machine may be shared:
 compare the ratios, not the absolute figures.
 """
 
@@ -19,10 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from academy.agent import Agent, action
+from academy.exchange.client import exchange_context
 from academy.manager import Manager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins" / "agentos-academy" / "tests"))
@@ -37,26 +39,33 @@ class Plain(Agent):
         return 0
 
 
-async def _median(call, calls: int) -> float:
-    for _ in range(20):
-        await call()
+async def _times(call, calls: int) -> list[float]:
     times = []
     for _ in range(calls):
         start = time.perf_counter()
         await call()
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    return times
 
 
-async def measure(exchange: str, root: Path, calls: int) -> tuple[float, float]:
-    executor = "event_loop" if exchange == "local" else "thread"
+async def measure(exchange: str, root: Path, calls: int, block: int = 50) -> tuple[float, float]:
+    """Median round trips (ms) of our decide and of a plain action, both agents alive at once on the
+    same kind of executor, measured in alternating blocks of ``block`` calls so that load cancels."""
+    local = exchange == "local"
+    pool = None if local else ThreadPoolExecutor(1)
     async with launch([make_agent(root, f"bench-{len(list(root.iterdir()))}")], exchange=exchange,
-                      executor=executor) as (ours,):
-        ours_ms = await _median(lambda: ours.decide(3), calls)
-    async with await Manager.from_exchange_factory(exchange_factory(exchange)) as manager:
-        plain = await manager.launch(Plain)
-        plain_ms = await _median(lambda: plain.decide(3), calls)
-    return ours_ms, plain_ms
+                      executor="event_loop" if local else "thread") as (ours,):
+        same_exchange = exchange_context.get().factory()  # launch's exchange (a local one is per factory)
+        async with await Manager.from_exchange_factory(same_exchange, executors=pool) as manager:
+            plain = await manager.launch(Plain)
+            await plain.ping(timeout=60)
+            ours_times, plain_times = [], []
+            await _times(lambda: ours.decide(3), 20)
+            await _times(lambda: plain.decide(3), 20)
+            while len(ours_times) < calls:
+                ours_times += await _times(lambda: ours.decide(3), block)
+                plain_times += await _times(lambda: plain.decide(3), block)
+    return statistics.median(ours_times) * 1000, statistics.median(plain_times) * 1000
 
 
 async def _rate(calls, seconds: float, in_flight: int) -> float:
