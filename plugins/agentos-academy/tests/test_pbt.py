@@ -21,9 +21,11 @@ def test_exploit_copies_weights_and_settings_of_a_better_peer(agent_factory, tmp
                 winner, loser = by_label[event["from"]], by_label[event["to"]]
                 pairs.append(([await winner.decide(s) for s in range(8)], [await loser.decide(s) for s in range(8)],
                               (await loser.stats())["settings"], event["settings"]))
-            return events, pairs
+            independent = await population_based_training(handles, rounds=1, episodes_per_round=5, fraction=0)
+            return events, pairs, independent
 
-    events, pairs = asyncio.run(scenario())
+    events, pairs, independent = asyncio.run(scenario())
+    assert independent == []  # fraction=0: the baseline trains with no exploit step
     assert [e["round"] for e in events] == [0, 1]  # one of four exploits per round
     for winner_actions, loser_actions, loser_settings, copied in pairs:
         assert loser_actions == winner_actions

@@ -15,10 +15,11 @@ ACTION_TIMEOUT = 600.0
 class ServiceHandle:
     """A handle to an agent service: ``await handle.decide(obs)``; errors name the agent and action."""
 
-    def __init__(self, handle, label: str, timeout: float = ACTION_TIMEOUT):
+    def __init__(self, handle, label: str, timeout: float = ACTION_TIMEOUT, running=None):
         self.handle = handle
         self.label = label
         self.timeout = timeout
+        self.running = running  # launch's task that ends when the agent does (None for connect)
 
     @property
     def agent_id(self):
@@ -27,18 +28,25 @@ class ServiceHandle:
     async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
         """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
         limit = self.timeout if timeout is None else timeout
+        deadline = asyncio.timeout(limit)  # no extra task per call, unlike asyncio.wait_for
         try:
-            return await asyncio.wait_for(self.handle.action(action, *args, **kwargs), limit)
-        except TimeoutError:
+            async with deadline:
+                return await self.handle.action(action, *args, **kwargs)
+        except TimeoutError as exc:
+            if not deadline.expired():
+                raise self._failed(action, exc) from exc
             raise AgentActionError(
                 f"agent {self.label}: action {action!r} got no answer within {limit:g} s (is the agent running?)"
             ) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            text = str(exc).strip().splitlines()
-            detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-            raise AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}") from exc
+            raise self._failed(action, exc) from exc
+
+    def _failed(self, action: str, exc: BaseException) -> AgentActionError:
+        text = str(exc).strip().splitlines()
+        detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+        return AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}")
 
     def __getattr__(self, action: str):
         if action.startswith("_"):
@@ -48,29 +56,11 @@ class ServiceHandle:
             return await self.call(action, *args, **kwargs)
 
         remote.__name__ = action
+        self.__dict__[action] = remote  # found without __getattr__ from now on
         return remote
 
     def __repr__(self) -> str:
         return f"ServiceHandle({self.label}, {self.handle.agent_id.uid})"
-
-
-def _executor(exchange: str, executor: str | None, workers: int):
-    if executor is None:
-        executor = "event_loop" if exchange.strip() == "local" else "process"
-    if executor == "event_loop":
-        return None
-    if exchange.strip() == "local":
-        raise AgentStartError("the local exchange lives in this process: use executor='event_loop'")
-    if executor == "process":
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-    if executor == "thread":
-        from concurrent.futures import ThreadPoolExecutor
-
-        return ThreadPoolExecutor(max_workers=workers)
-    raise AgentStartError(f"unknown executor {executor!r}: use event_loop, process or thread")
 
 
 async def _started(manager, handle, label: str, timeout: float) -> None:
@@ -100,25 +90,36 @@ async def launch(
     *,
     exchange: str = "local",
     executor: str | None = None,
+    scheduler: str | None = None,
     train_continuously: int = 0,
     start_timeout: float = START_TIMEOUT,
     action_timeout: float = ACTION_TIMEOUT,
+    log_config=None,
 ):
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
     ``executor``: ``event_loop`` (this process; the default for the local exchange), ``process``
-    (a process pool, one worker per agent; the default otherwise) or ``thread``. Leaving the block
-    shuts every agent down.
+    (a process pool, one worker per agent; the default otherwise) or ``thread``. ``scheduler``: run
+    the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
+    worker process per agent), as ``agentos experiment run --scheduler`` does. ``log_config``: an
+    ``academy.logging.LogConfig`` set up wherever the agents run. Leaving the block shuts every agent down.
     """
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
+    from ._executors import make_executor
     from ._service import AgentService
 
     if isinstance(agent_dirs, str | os.PathLike):
         agent_dirs = [agent_dirs]
-    pool = _executor(exchange, executor, max(1, len(agent_dirs)))
-    manager = await Manager.from_exchange_factory(exchange_factory(exchange), executors=pool)
+    factory = exchange_factory(exchange)
+    pool = make_executor(exchange, executor, max(1, len(agent_dirs)), scheduler)
+    try:
+        manager = await Manager.from_exchange_factory(factory, executors=pool, log_config=log_config)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
     async with manager:
         handles = []
         for agent_dir in agent_dirs:
@@ -127,7 +128,8 @@ async def launch(
                 AgentService, args=(os.path.abspath(str(agent_dir)),),
                 kwargs={"train_continuously": train_continuously}, name=label,
             )
-            handles.append(ServiceHandle(handle, label, action_timeout))
+            acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
+            handles.append(ServiceHandle(handle, label, action_timeout, acb.task if acb is not None else None))
         await asyncio.gather(*(_started(manager, h.handle, h.label, start_timeout) for h in handles))
         yield tuple(handles)
 

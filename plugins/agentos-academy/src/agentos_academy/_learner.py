@@ -65,6 +65,7 @@ class Learner:
         recent = self.returns[-window:]
         return {
             "name": self.name,
+            "pid": os.getpid(),
             "episodes_trained": self.episodes_trained,
             "steps_trained": self.steps_trained,
             "recent_return": sum(recent) / len(recent) if recent else None,
