@@ -20,7 +20,7 @@ class Learner:
     """An agent folder's agent, its recent returns, and the lock that serialises its use."""
 
     def __init__(self, agent_dir: str):
-        from agentos.core._context import AgentContext
+        from agentos import AgentContext
         from agentos.core._paths import agent_ini_path
 
         self.path = agent_ini_path(str(agent_dir), "agentos serve PATH")
@@ -39,7 +39,7 @@ class Learner:
             return _plain(self.agent.policy.decide(np.asarray(observation)))
 
     def run(self, episodes: int, seed: int | None = None) -> dict:
-        from agentos.core._runner import run_agent
+        from agentos import run_agent
 
         with self.lock:
             return run_agent(self.agent, episodes, seed=seed, config_path=self.path)
