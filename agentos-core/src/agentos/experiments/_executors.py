@@ -9,10 +9,17 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def process_pool(workers: int):
+#: Imported once by the fork server, so every worker starts with them (what every trial needs).
+PRELOAD = ["__main__", "agentos.experiments._trial", "agentos.api", "agentos._learning", "agentos._context",
+           "gymnasium"]
+
+
+def process_pool(workers: int, live=None):
     """Worker processes started by ``forkserver`` (``spawn`` where there is none), one math thread each.
 
-    Their workers are not daemons, so a trial may start subprocesses (vectorised environments).
+    The fork server imports the trial code once (:data:`PRELOAD`); workers live as long as the pool,
+    so each imports a trial's components once. Workers are not daemons, so a trial may start
+    subprocesses (vectorised environments). ``live`` (a ``LiveTrials``) gets a new progress queue.
     """
     import multiprocessing
     import sys
@@ -24,8 +31,12 @@ def process_pool(workers: int):
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     if main and not os.path.isfile(main) and "fork" in multiprocessing.get_all_start_methods():
         method = "fork"  # a script read from stdin cannot be re-imported by new workers
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=init_worker)
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(PRELOAD)  # no effect once the fork server runs
+    queue = live.new_pool_queue(context) if live is not None else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=init_worker,
+                               initargs=(queue,))
 
 
 class DaskExecutor:
@@ -35,7 +46,7 @@ class DaskExecutor:
     elsewhere need ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for trials that start subprocesses.
     """
 
-    def __init__(self, address: str, workers: int):
+    def __init__(self, address: str, workers: int, live=None):
         try:
             import dask
             from dask.distributed import Client, LocalCluster
@@ -52,6 +63,15 @@ class DaskExecutor:
             else:
                 self.client = Client(address, timeout="20s")
         self.executor = self.client.get_executor(pure=False)
+        self.topic, self.channel = None, None
+        if live is not None:  # progress from the workers, over Dask's own connections
+            import uuid
+
+            from ._progress import DaskChannel
+
+            self.topic = f"agentos-experiment-{uuid.uuid4().hex}"
+            self.client.subscribe_topic(self.topic, live.on_dask_event)
+            self.channel = DaskChannel(self.topic)
 
     def slots(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
@@ -60,6 +80,11 @@ class DaskExecutor:
         return self.executor.submit(fn, *args)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self.topic is not None:
+            try:
+                self.client.unsubscribe_topic(self.topic)
+            except Exception:  # the scheduler is gone already
+                pass
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
