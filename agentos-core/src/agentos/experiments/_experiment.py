@@ -50,14 +50,16 @@ def run_experiment(
 
     ``agents`` are preset names or agent folders; ``settings`` maps ``kind.key`` to a value or a list
     (a grid axis). Trials run on ``executor``, else on a Dask cluster at ``scheduler`` (``local``
-    starts one), else in a pool of ``workers`` processes. A trial whose worker dies is retried up to
+    starts one), else in a pool of ``workers`` processes. A :class:`ProcessPool` or
+    :class:`DaskExecutor` passed as ``executor`` reports progress and can serve several experiments
+    with warm workers. A trial whose worker dies is retried up to
     ``retries`` times. Ctrl-C keeps the finished trials and writes the summary before re-raising.
     ``on_progress(done, total, running)`` is called about every second; ``running`` has one dict per
     running trial: ``label``, and once the worker reported them ``episodes``, ``return`` (mean of its
     last 100 episodes) and ``phase`` (``train`` or ``test``).
     """
-    from ._executors import DaskExecutor, default_workers, process_pool, stop_workers
-    from ._progress import LiveTrials, PoolChannel
+    from ._executors import DaskExecutor, ProcessPool, default_workers
+    from ._progress import LiveTrials
 
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings)
@@ -67,15 +69,12 @@ def run_experiment(
                  json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1))
     outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
     pending = [t for t in trials if t.id not in outcomes]
-    workers = workers or default_workers()
-    live = LiveTrials()
     owned = executor is None
-    if scheduler and owned:
-        executor = DaskExecutor(scheduler, workers, live)
-    slots = executor.slots() if hasattr(executor, "slots") else workers
-    make = (lambda: process_pool(workers, live)) if owned and not scheduler else None
-    executor = executor or make()
-    channel = PoolChannel() if make is not None else getattr(executor, "channel", None)
+    if owned:
+        executor = DaskExecutor(scheduler, workers) if scheduler else ProcessPool(workers)
+    slots = executor.slots() if hasattr(executor, "slots") else (
+        workers or getattr(executor, "_max_workers", None) or default_workers())
+    live, channel = getattr(executor, "live", None) or LiveTrials(), getattr(executor, "channel", None)
     # with a channel, one more trial waits per slot, so a worker never idles while the client
     # records a result; without one, "running" means "submitted", so only `slots` are
     depth = 2 * slots if channel is not None else slots
@@ -125,22 +124,27 @@ def run_experiment(
                     else:
                         outcome = {"status": "failed", "error": f"worker died {max(tries, 1)} times"}
                 outcomes[trial.id] = _record(folder, trial, outcome, max(tries, 1))
-            if broken and make is not None:  # a dead process breaks the whole pool: start a new one
+            if broken:  # a dead process breaks the whole pool: start a new one
                 for future, trial in running.items():
                     future.cancel()
                     live.forget(trial.id)
                     pending.insert(0, trial)
                 running.clear()
-                executor.shutdown(wait=False, cancel_futures=True)
-                executor = make()
+                if not hasattr(executor, "restart"):  # an executor of the caller's: nothing more runs on it
+                    for trial in pending:
+                        outcomes[trial.id] = _record(folder, trial, {"status": "failed", "error": "the executor "
+                                                     "broke (a worker process died)"}, attempts.get(trial.id, 1))
+                    pending.clear()
+                    break
+                executor.restart()
     except KeyboardInterrupt:
         for future in running:
             future.cancel()
-        if make is not None:
-            stop_workers(executor)
+        if hasattr(executor, "stop_workers"):
+            executor.stop_workers()
         raise
     finally:
-        if owned and executor is not None:
+        if owned:
             executor.shutdown(wait=False, cancel_futures=True)
         result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
         if on_progress:
