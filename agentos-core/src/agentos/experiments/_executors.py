@@ -79,8 +79,10 @@ class ProcessPool(Executor):
 class DaskExecutor(Executor):
     """A ``dask.distributed.Client`` for ``address`` (``local``: a LocalCluster of ``workers`` processes).
 
-    Local workers are started as non-daemon processes with one thread each; workers started
-    elsewhere need ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for trials that start subprocesses.
+    Local workers are started as non-daemon processes with one thread each and without Dask's
+    statistical profiler (it samples the trial's thread every 10 ms, under the GIL: pure-Python
+    trials ran slower). Workers started elsewhere need ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for
+    trials that start subprocesses (and are faster with ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``).
     Workers report progress as Dask events on a topic of their own (they may run on other machines).
     """
 
@@ -97,7 +99,7 @@ class DaskExecutor(Executor):
         from ._progress import DaskChannel, LiveTrials
 
         self.cluster = None
-        with dask.config.set({"distributed.worker.daemon": False}):
+        with dask.config.set({"distributed.worker.daemon": False, "distributed.worker.profile.enabled": False}):
             if address == "local":
                 self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
                                             processes=True, dashboard_address=None, host="127.0.0.1")
