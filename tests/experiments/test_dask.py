@@ -11,10 +11,15 @@ import time
 from agentos.experiments import run_experiment
 
 
-def test_local_cluster_runs_every_trial(tmp_path):
-    result = run_experiment(["sarsa_table", "random"], ["corridor"], seeds=2, episodes=20, test_episodes=2,
-                            folder=str(tmp_path / "exp"), workers=2, scheduler="local")
+def test_local_cluster_runs_every_trial_and_workers_report_returns(tmp_path):
+    seen = []
+    result = run_experiment(["sarsa_table", "random"], ["corridor"], seeds=2, steps=150_000, test_episodes=2,
+                            folder=str(tmp_path / "exp"), workers=2, scheduler="local",
+                            on_progress=lambda done, total, running: seen.extend(running))
     assert len(result.trials) == 4 and all(t["status"] == "finished" for t in result.trials), result.failed()
+    reported = [row for row in seen if "return" in row]  # Dask events from the workers, while they trained
+    assert reported and {row["phase"] for row in reported} <= {"train", "test"}, seen
+    assert all(row["label"].startswith(("sarsa_table corridor", "random corridor")) for row in reported)
     assert all(t["pid"] != os.getpid() for t in result.trials)
     assert all(os.path.isfile(os.path.join(t["run_dir"], "trial.json")) for t in result.trials)
 

@@ -14,6 +14,9 @@ def test_install_preset_from_an_index_and_train_with_it(core_venv, registry_inde
     folder = registry_index.parent / "preset_agent"
     assert venv.agentos("init", folder).returncode == 0
     env = {"AGENTOS_INDEX_URL": str(registry_index)}
+    assert "environment, policy, trainer, agent or preset" in venv.agentos("install", "--help").stdout
+    found = venv.agentos("search", "preset", env=env)
+    assert found.returncode == 0 and "preset  sarsa_table" in found.stdout, found.stdout + found.stderr
     assert venv.agentos("install", "environment", "corridor", cwd=folder, env=env).returncode == 0
     proc = venv.agentos("install", "preset", "sarsa_table", cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr

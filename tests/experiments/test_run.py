@@ -89,6 +89,29 @@ def test_ctrl_c_keeps_finished_trials_and_a_second_run_resumes(write_experiment,
     assert json.loads(shown.stdout)["table"][0]["seeds"] == 8
 
 
+def test_without_a_terminal_progress_is_a_line_every_5_s_with_the_running_trials_returns(write_experiment, tmp_path):
+    path = write_experiment(
+        "[experiment]\nagents = [sarsa_table]\nenvironments = [corridor]\nseeds = 3\nsteps = 50000000\n"
+        "test-episodes = 2\nworkers = 2\n")
+    proc = subprocess.Popen([sys.executable, "-m", "agentos", "experiment", "run", str(path)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines, stamps = [], []
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any("return100" in line for line in lines):
+            lines.append(proc.stderr.readline())
+            stamps.append(time.monotonic())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    assert lines[0].startswith("trials 0/3"), lines
+    (line,) = [line for line in lines if "return100" in line]  # sent by the workers while they train
+    assert line.startswith("trials 0/3; running: sarsa_table corridor seed=") and "(train ep " in line, line
+    assert float(line.split("return100 ")[1].split(")")[0].replace(",", "")) < 0  # a corridor return: negative
+    assert stamps[lines.index(line)] - stamps[0] >= 4.5  # not more than one line every 5 s
+    assert proc.returncode == 130
+
+
 def test_a_killed_worker_is_replaced_and_every_trial_completes(tmp_path):
     agent = tmp_path / "killer_agent"
     agent.mkdir()

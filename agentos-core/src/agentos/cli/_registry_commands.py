@@ -14,6 +14,9 @@ _INDEX_URL_HELP = (
 
 
 def add_commands(sub) -> None:
+    from ..host._names import KINDS
+
+    kinds = f"{', '.join(KINDS[:-1])} or {KINDS[-1]}"
     p = sub.add_parser("search", help="components in the registry: kind, name, latest version, description")
     p.add_argument("terms", nargs="*", metavar="[KIND] [QUERY]", help="a kind, a text to look for, or both")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -21,7 +24,7 @@ def add_commands(sub) -> None:
     p.set_defaults(handler=_search)
 
     p = sub.add_parser("install", help="install a component from the registry into the agent")
-    p.add_argument("kind", help="environment, policy, trainer or agent")
+    p.add_argument("kind", help=kinds)
     p.add_argument("name", metavar="NAME[==VERSION]", help="the component (latest version unless pinned)")
     group = p.add_mutually_exclusive_group()
     group.add_argument(
@@ -39,7 +42,7 @@ def add_commands(sub) -> None:
     p.set_defaults(handler=_install)
 
     p = sub.add_parser("uninstall", help="remove a component: its package, agent.ini entry and requirements line")
-    p.add_argument("kind", help="environment, policy, trainer or agent")
+    p.add_argument("kind", help=kinds)
     p.add_argument("name", help="the component")
     p.add_argument("--agent", metavar="PATH", help="the agent folder or agent.ini (default: ./agent.ini)")
     p.set_defaults(handler=_uninstall)

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import Executor
 
 
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def process_pool(workers: int):
+#: Imported once by the fork server, so every worker starts with them (what every trial needs).
+PRELOAD = ["__main__", "agentos.experiments._trial", "agentos.api", "agentos.learning._commands", "agentos.core._context",
+           "gymnasium"]
+
+
+def process_pool(workers: int, live=None):
     """Worker processes started by ``forkserver`` (``spawn`` where there is none), one math thread each.
 
-    Their workers are not daemons, so a trial may start subprocesses (vectorised environments).
+    The fork server imports the trial code once (:data:`PRELOAD`); workers live as long as the pool,
+    so each imports a trial's components once. Workers are not daemons, so a trial may start
+    subprocesses (vectorised environments). ``live`` (a ``LiveTrials``) gets a new progress queue.
     """
     import multiprocessing
     import sys
@@ -24,18 +32,61 @@ def process_pool(workers: int):
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     if main and not os.path.isfile(main) and "fork" in multiprocessing.get_all_start_methods():
         method = "fork"  # a script read from stdin cannot be re-imported by new workers
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=init_worker)
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(PRELOAD)  # no effect once the fork server runs
+    queue = live.new_pool_queue(context) if live is not None else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=init_worker,
+                               initargs=(queue,))
 
 
-class DaskExecutor:
+class ProcessPool(Executor):
+    """A pool of :func:`process_pool` workers that reports progress and replaces itself when a worker
+    dies (a dead process breaks a ``ProcessPoolExecutor`` for good). Reuse one for several experiments
+    and its workers stay warm (components imported once)."""
+
+    def __init__(self, workers: int | None = None):
+        from ._progress import LiveTrials, PoolChannel
+
+        self.workers = workers or default_workers()
+        self.live, self.channel = LiveTrials(), PoolChannel()
+        self._pool = process_pool(self.workers, self.live)
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, fn, /, *args, **kwargs):
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def restart(self) -> None:
+        """A new pool (and progress queue) after a worker died; queued work is cancelled."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = process_pool(self.workers, self.live)
+
+    def stop_workers(self) -> None:
+        """Stop the workers now (Ctrl-C): running trials are abandoned, not awaited."""
+        terminate = getattr(self._pool, "terminate_workers", None)  # Python 3.14
+        if terminate is not None:
+            terminate()
+            return
+        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+            process.terminate()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+class DaskExecutor(Executor):
     """A ``dask.distributed.Client`` for ``address`` (``local``: a LocalCluster of ``workers`` processes).
 
-    Local workers are started as non-daemon processes with one thread each; workers started
-    elsewhere need ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for trials that start subprocesses.
+    Local workers are started as non-daemon processes with one thread each and without Dask's
+    statistical profiler (it samples the trial's thread every 10 ms, under the GIL: pure-Python
+    trials ran slower). Workers started elsewhere need ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for
+    trials that start subprocesses (and are faster with ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``).
+    Workers report progress as Dask events on a topic of their own (they may run on other machines).
     """
 
-    def __init__(self, address: str, workers: int):
+    def __init__(self, address: str, workers: int | None = None):
         try:
             import dask
             from dask.distributed import Client, LocalCluster
@@ -43,33 +94,34 @@ class DaskExecutor:
             from ..errors import UsageError
 
             raise UsageError("--scheduler needs Dask: pip install 'agentos-core[dask]'") from None
+        import uuid
+
+        from ._progress import DaskChannel, LiveTrials
+
         self.cluster = None
-        with dask.config.set({"distributed.worker.daemon": False}):
+        with dask.config.set({"distributed.worker.daemon": False, "distributed.worker.profile.enabled": False}):
             if address == "local":
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, host="127.0.0.1")
+                self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                                            processes=True, dashboard_address=None, host="127.0.0.1")
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(address, timeout="20s")
         self.executor = self.client.get_executor(pure=False)
+        self.live, self.topic = LiveTrials(), f"agentos-experiment-{uuid.uuid4().hex}"
+        self.client.subscribe_topic(self.topic, self.live.on_dask_event)
+        self.channel = DaskChannel(self.topic)
 
     def slots(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def submit(self, fn, *args):
-        return self.executor.submit(fn, *args)
+    def submit(self, fn, /, *args, **kwargs):
+        return self.executor.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        try:
+            self.client.unsubscribe_topic(self.topic)
+        except Exception:  # the scheduler is gone already
+            pass
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-
-
-def stop_workers(executor) -> None:
-    """Stop a process pool's workers now (Ctrl-C): running trials are abandoned, not awaited."""
-    terminate = getattr(executor, "terminate_workers", None)  # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
-        process.terminate()

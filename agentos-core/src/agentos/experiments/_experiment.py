@@ -44,16 +44,22 @@ def run_experiment(
     scheduler: str | None = None,
     executor: Executor | None = None,
     retries: int = DEFAULT_RETRIES,
-    on_progress: Callable[[int, int, list[str]], None] | None = None,
+    on_progress: Callable[[int, int, list[dict]], None] | None = None,
 ) -> ExperimentResult:
     """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
 
     ``agents`` are preset names or agent folders; ``settings`` maps ``kind.key`` to a value or a list
     (a grid axis). Trials run on ``executor``, else on a Dask cluster at ``scheduler`` (``local``
-    starts one), else in a pool of ``workers`` processes. A trial whose worker dies is retried up to
+    starts one), else in a pool of ``workers`` processes. A :class:`ProcessPool` or
+    :class:`DaskExecutor` passed as ``executor`` reports progress and can serve several experiments
+    with warm workers. A trial whose worker dies is retried up to
     ``retries`` times. Ctrl-C keeps the finished trials and writes the summary before re-raising.
+    ``on_progress(done, total, running)`` is called about every second; ``running`` has one dict per
+    running trial: ``label``, and once the worker reported them ``episodes``, ``return`` (mean of its
+    last 100 episodes) and ``phase`` (``train`` or ``test``).
     """
-    from ._executors import DaskExecutor, default_workers, process_pool, stop_workers
+    from ._executors import DaskExecutor, ProcessPool, default_workers
+    from ._progress import LiveTrials
 
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings)
@@ -63,61 +69,82 @@ def run_experiment(
                  json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1))
     outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
     pending = [t for t in trials if t.id not in outcomes]
-    workers = workers or default_workers()
     owned = executor is None
-    if scheduler and owned:
-        executor = DaskExecutor(scheduler, workers)
-    slots = executor.slots() if hasattr(executor, "slots") else workers
-    make = (lambda: process_pool(workers)) if owned and not scheduler else None
-    executor = executor or make()
+    if owned:
+        executor = DaskExecutor(scheduler, workers) if scheduler else ProcessPool(workers)
+    slots = executor.slots() if hasattr(executor, "slots") else (
+        workers or getattr(executor, "_max_workers", None) or default_workers())
+    live, channel = getattr(executor, "live", None) or LiveTrials(), getattr(executor, "channel", None)
+    # with a channel, one more trial waits per slot, so a worker never idles while the client
+    # records a result; without one, "running" means "submitted", so only `slots` are
+    depth = 2 * slots if channel is not None else slots
     attempts: dict[str, int] = {}
+    requeued: dict[str, int] = {}  # bounds retries even if a worker's "started" never arrives
     running: dict = {}
     started = time.perf_counter()
+
+    def report() -> None:
+        for trial_id in live.drain():  # a trial starts (again): that is an attempt
+            attempts[trial_id] = attempts.get(trial_id, 0) + 1
+        if on_progress:
+            on_progress(len(outcomes), len(trials), _running(running.values(), live, channel is not None))
+
     try:
         while pending or running:
             broken = False
-            while pending and len(running) < slots:
+            while pending and len(running) < depth:
                 trial = pending[0]
                 try:
-                    future = executor.submit(_run_trial_dict, trial.as_dict())
+                    future = executor.submit(_run_trial_dict, trial.as_dict(), channel)
                 except BrokenProcessPool:  # a worker died since the last wait: the pool takes nothing
                     broken = True
                     break
                 pending.pop(0)
-                attempts[trial.id] = attempts.get(trial.id, 0) + 1
+                if channel is None:
+                    attempts[trial.id] = attempts.get(trial.id, 0) + 1
                 running[future] = trial
-            if on_progress:
-                on_progress(len(outcomes), len(trials), [t.label() for t in running.values()])
-            done, _ = wait(list(running), timeout=5, return_when=FIRST_COMPLETED) if running else (set(), set())
+            report()
+            done, _ = wait(list(running), timeout=1.0, return_when=FIRST_COMPLETED) if running else (set(), set())
+            report()
             for future in done:
                 trial = running.pop(future)
+                live.forget(trial.id)
+                tries = attempts.get(trial.id, 0)
                 try:
                     outcome = future.result()
                 except Exception as exc:
                     if not _worker_died(exc):
                         outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
-                    elif attempts[trial.id] <= retries:
+                    elif tries <= retries and requeued.get(trial.id, 0) <= 2 * retries + 2:
+                        # (tries 0: it was waiting in a queue when the worker died: not its fault)
+                        requeued[trial.id] = requeued.get(trial.id, 0) + 1
                         broken = broken or isinstance(exc, BrokenProcessPool)
                         pending.insert(0, trial)
                         continue
                     else:
-                        outcome = {"status": "failed", "error": f"worker died {attempts[trial.id]} times"}
-                outcomes[trial.id] = _record(folder, trial, outcome, attempts[trial.id])
-            if broken and make is not None:  # a dead process breaks the whole pool: start a new one
+                        outcome = {"status": "failed", "error": f"worker died {max(tries, 1)} times"}
+                outcomes[trial.id] = _record(folder, trial, outcome, max(tries, 1))
+            if broken:  # a dead process breaks the whole pool: start a new one
                 for future, trial in running.items():
                     future.cancel()
+                    live.forget(trial.id)
                     pending.insert(0, trial)
                 running.clear()
-                executor.shutdown(wait=False, cancel_futures=True)
-                executor = make()
+                if not hasattr(executor, "restart"):  # an executor of the caller's: nothing more runs on it
+                    for trial in pending:
+                        outcomes[trial.id] = _record(folder, trial, {"status": "failed", "error": "the executor "
+                                                     "broke (a worker process died)"}, attempts.get(trial.id, 1))
+                    pending.clear()
+                    break
+                executor.restart()
     except KeyboardInterrupt:
         for future in running:
             future.cancel()
-        if make is not None:
-            stop_workers(executor)
+        if hasattr(executor, "stop_workers"):
+            executor.stop_workers()
         raise
     finally:
-        if owned and executor is not None:
+        if owned:
             executor.shutdown(wait=False, cancel_futures=True)
         result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
         if on_progress:
@@ -125,10 +152,23 @@ def run_experiment(
     return result
 
 
-def _run_trial_dict(trial: dict) -> dict:
+def _running(trials, live, reported: bool) -> list[dict]:
+    """The trials that run now (started, when workers report it), with their latest return."""
+    rows = []
+    for trial in trials:
+        if reported and trial.id not in live.started:
+            continue  # waiting in a queue
+        row = {"label": trial.label()}
+        if trial.id in live.latest:
+            row["episodes"], row["return"], row["phase"] = live.latest[trial.id]
+        rows.append(row)
+    return rows
+
+
+def _run_trial_dict(trial: dict, channel=None) -> dict:
     from ._trial import run_trial
 
-    return run_trial(trial)
+    return run_trial(trial, channel)
 
 
 def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:

@@ -30,8 +30,16 @@ def training_returns(trial: dict) -> list[float]:
         return []
 
 
-def _trial_row(trial: dict) -> dict:
+def _last100(trial: dict) -> float | None:
+    """The mean of the last 100 training returns: from the worker's summary (older trials: returns.csv)."""
+    last100 = (trial.get("train") or {}).get("last100_mean")
+    if isinstance(last100, (int, float)) and not math.isnan(last100):
+        return float(last100)
     returns = training_returns(trial)
+    return statistics.fmean(returns[-100:]) if returns else None
+
+
+def _trial_row(trial: dict) -> dict:
     train, test = trial.get("train") or {}, trial.get("test") or {}
     steps = (train.get("steps") or 0) + (test.get("steps") or 0)
     busy = (train.get("seconds") or 0) + (test.get("seconds") or 0)
@@ -39,7 +47,7 @@ def _trial_row(trial: dict) -> dict:
         "id": trial["id"], "agent": trial["agent"], "environment": trial["environment"], "seed": trial["seed"],
         "settings": json.dumps(trial.get("settings") or {}, sort_keys=True), "status": trial["status"],
         "error": trial.get("error", ""), "attempts": trial.get("attempts", 1),
-        "train_return_last100": statistics.fmean(returns[-100:]) if returns else None,
+        "train_return_last100": _last100(trial),
         "test_return": test.get("mean_return"), "steps": steps,
         "steps_per_second": steps / busy if busy else None, "seconds": trial.get("seconds"),
         "run_dir": trial.get("run_dir", ""),

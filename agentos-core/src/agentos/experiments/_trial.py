@@ -24,12 +24,15 @@ def limit_threads() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def init_worker() -> None:
-    """A pool worker: one math thread; Ctrl-C is the client's to handle (it stops the experiment)."""
+def init_worker(progress_queue=None) -> None:
+    """A pool worker: one math thread; Ctrl-C is the client's to handle; progress goes to the queue."""
     import signal
+
+    from ._progress import set_pool_queue
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_threads()
+    set_pool_queue(progress_queue)
 
 
 def _collect(folder: str) -> dict[str, bytes]:
@@ -45,15 +48,22 @@ def _collect(folder: str) -> dict[str, bytes]:
 
 
 def _brief(summary: dict | None) -> dict | None:
-    keys = ("status", "episodes", "steps", "mean_return", "std_return", "seconds", "steps_per_second", "run")
+    keys = ("status", "episodes", "steps", "mean_return", "std_return", "last100_mean", "seconds",
+            "steps_per_second", "run")
     return {k: summary.get(k) for k in keys} if summary else None
 
 
-def run_trial(trial: dict) -> dict:
-    """Train (when the agent has a trainer) then test; returns the outcome and the record files."""
+def run_trial(trial: dict, channel=None) -> dict:
+    """Train (when the agent has a trainer) then test; returns the outcome and the record files.
+
+    ``channel`` (see ``_progress``) carries "started" and the latest training return to the client.
+    """
     from .. import api
+    from ._progress import Reporter
 
     limit_threads()
+    reporter = Reporter(channel, trial["id"])
+    reporter.started(os.getpid())
     os.environ["AGENTOS_RUN_PLOT"] = "0"  # one plot per experiment, not one PNG per run
     started = time.perf_counter()
     outcome = {"id": trial["id"], "status": "finished", "error": "", "train": None, "test": None,
@@ -73,10 +83,11 @@ def run_trial(trial: dict) -> dict:
         try:
             if trial["trains"]:
                 outcome["train"] = _brief(api.train(path, episodes=trial["episodes"], steps=trial["steps"],
-                                                    seed=trial["seed"]))
+                                                    seed=trial["seed"], on_episode=reporter.on_episode))
             if trial["test_episodes"]:
+                reporter.testing()
                 outcome["test"] = _brief(api.run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
-                                                 fresh=not trial["trains"]))
+                                                 fresh=not trial["trains"], on_episode=reporter.on_episode))
             if (outcome["train"] or {}).get("status") == "interrupted":
                 outcome["status"] = "interrupted"  # not finished: a resumed experiment runs it again
         except Exception as exc:  # a failing trial is reported with one line; the others go on
