@@ -11,8 +11,10 @@ def default_workers() -> int:
 
 
 #: Imported once by the fork server, so every worker starts with them (what every trial needs).
-PRELOAD = ["__main__", "agentos.experiments._trial", "agentos.api", "agentos.learning._commands", "agentos.core._context",
-           "gymnasium"]
+PRELOAD = [
+    "__main__", "agentos.experiments._trial", "agentos.api", "agentos.learning._commands", "agentos.core._context",
+    "gymnasium",
+]
 
 
 def process_pool(workers: int, live=None):
