@@ -146,25 +146,28 @@ def spawn(board, state, slot):
 
 
 @njit
-def env_step(board, action, cell_draw, tile_draw, tables):
+def env_step(board, action, cell_draw, tile_draw, tables, rows, observations, slot):
     """One :meth:`Game2048Env.step` given its next two uniform draws in [0, 1).
 
-    Returns ``(board, points, legal, terminated, top exponent)``.  An illegal move leaves the board
-    and uses no draw.  A legal one puts the new tile, as ``Game2048Env`` always has, in the
-    ``int(cell_draw * empty)``-th empty cell (lowest first): a 2 when ``tile_draw < 0.9``, else a 4.
+    Returns ``(board, points, legal, terminated, top exponent)`` and writes the board's exponents
+    into ``observations[slot]`` (an (N, 4) uint32 view of (N, 4, 4) uint8 observations).  An
+    illegal move leaves the board and uses no draw.  A legal one puts the new tile, as
+    ``Game2048Env`` always has, in the ``int(cell_draw * empty)``-th empty cell (lowest first):
+    a 2 when ``tile_draw < 0.9``, else a 4.
     """
     board = _U(board)
     after, points = move(board, action, tables)
-    if after == board:
-        return board, points, False, not has_legal_move(board), max_exponent(board)
-    empty = empty_cells(after)
-    for _ in range(int(cell_draw * count_bits(empty))):
-        empty &= empty - _S1
-    cell = empty & (~empty + _S1)
-    if tile_draw >= 0.9:
-        cell <<= _S1
-    board = after | cell
-    return board, points, True, not has_legal_move(board), max_exponent(board)
+    legal = after != board
+    if legal:
+        empty = empty_cells(after)
+        for _ in range(int(cell_draw * count_bits(empty))):
+            empty &= empty - _S1
+        cell = empty & (~empty + _S1)
+        if tile_draw >= 0.9:
+            cell <<= _S1
+        board = after | cell
+    unpack(board, observations, slot, rows)
+    return board, points, legal, not has_legal_move(board), max_exponent(board)
 
 
 @njit

@@ -20,6 +20,7 @@ _SPAWN_TWO_PROBABILITY = 0.9
 _UINT8 = np.dtype(np.uint8)
 _DRAWS_PER_BLOCK = 256  # uniform draws taken from the rng at a time
 _INT64_MAX, _TWO_TO_64 = (1 << 63) - 1, 1 << 64
+_BLOCK = 64  # observations allocated at a time (a kept observation keeps its block: 1 KiB)
 
 
 def _zero_nibbles(board: int) -> int:
@@ -80,13 +81,15 @@ class Game2048Env(gym.Env[np.ndarray, int]):
         self.observation_space = spaces.Box(0, 17, shape=(4, 4), dtype=np.uint8)
         self.action_space = spaces.Discrete(4)
 
-        from agentos_env_2048._kernels import env_step, move_tables  # numba: imported on first use
+        from agentos_env_2048._kernels import env_step, move_tables, row_tables  # numba: imported on first use
 
         tables = get_tables()
         self._row_max = tables.row_max
         self._row_bytes = tables.row_bytes
         self._kernel = env_step if hasattr(env_step, "py_func") else _with_python_types(env_step)
-        self._move_tables = move_tables()
+        self._move_tables, self._row_tables = move_tables(), row_tables()
+        # Observations are written by the kernel into blocks of fresh arrays, one slot per step.
+        self._block, self._block_rows, self._slot = None, None, _BLOCK
         self._step_limit = self.max_steps or sys.maxsize
         self._rng = random.Random(0)
         # The rng's draws, taken ahead in blocks: the kernel gets the next two per legal move.
@@ -123,19 +126,27 @@ class Game2048Env(gym.Env[np.ndarray, int]):
         board = self._board
         if board > _INT64_MAX:  # the kernel takes the 64 bits as a signed int
             board -= _TWO_TO_64
+        slot = self._slot
+        if slot == _BLOCK:
+            self._block = np.empty((_BLOCK, 4, 4), _UINT8)
+            self._block_rows = self._block.view(np.uint32).reshape(_BLOCK, 4)
+            slot = 0
+        self._slot = slot + 1
         board, gain, legal, terminated, top = self._kernel(
-            board, action, draws[next_draw], draws[next_draw + 1], self._move_tables
+            board, action, draws[next_draw], draws[next_draw + 1], self._move_tables, self._row_tables,
+            self._block_rows, slot,
         )
         self._steps += 1
         truncated = self._steps >= self._step_limit
         if not legal:  # nothing moves, no tile spawns; terminated only if the board was set stuck
             self._next_draw = next_draw
-            return self._observation(), self.illegal_move_reward, terminated, truncated, self._info(True)
+            return self._block[slot], self.illegal_move_reward, terminated, truncated, self._info(True)
         self._next_draw = next_draw + 2
         self._board = board
-        self._score += gain
+        score = self._score = self._score + gain
         self._max_exponent = top
-        return self._observation(), float(gain), terminated, truncated, self._info(False)
+        info = {"score": score, "max_tile": 1 << top, "illegal_move": False}
+        return self._block[slot], float(gain), terminated, truncated, info
 
     def render(self) -> str | None:
         """Return the board as text when ``render_mode == "ansi"``."""
