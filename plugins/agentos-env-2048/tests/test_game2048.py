@@ -292,3 +292,18 @@ def test_bad_inputs_are_rejected():
         env.set_board(np.full((4, 4), 16))
     with pytest.raises(ValueError):
         Game2048Env(render_mode="human")
+
+
+def test_observations_stay_as_returned_and_independent():
+    env = Game2048Env()
+    obs, _ = env.reset(seed=3)
+    kept, copies = [], []
+    for step in range(300):  # several blocks of observations
+        obs, _, terminated, truncated, _ = env.step(step % 4)
+        kept.append(obs)
+        copies.append(obs.copy())
+        if terminated or truncated:
+            env.reset()
+    assert all(np.array_equal(a, b) for a, b in zip(kept, copies))  # later steps never rewrite them
+    kept[0][:] = 0
+    assert not np.array_equal(kept[1], 0) and all(o.flags.writeable and o.shape == (4, 4) for o in kept)
