@@ -108,6 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+    load_before = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     td = TD()
     runs: dict[str, list[float]] = {"single": [], "gymnasium_2048": [], "batched": [], "core": [], "td": []}
     for _ in range(args.rounds):
@@ -119,7 +120,7 @@ def main() -> None:
     median = {name: statistics.median(values) for name, values in runs.items()}
     theirs = median["gymnasium_2048"]
     result = {
-        "machine": "2-core AMD EPYC VM shared with other jobs",
+        "machine": f"{os.cpu_count()}-core VM, load average before the run {load_before}",
         "rounds": args.rounds, "seconds": args.seconds, "num_envs": args.num_envs,
         "steps_per_second": median, "runs": runs,
         "speedup_single": median["single"] / theirs, "speedup_batched": median["batched"] / theirs,
