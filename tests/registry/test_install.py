@@ -14,6 +14,13 @@ from registry.wheelmaker import env_wheel, make_wheel
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def source_version(project: str) -> str:
+    """The version in the repository's pyproject: the newest that index/ holds."""
+    import tomllib
+
+    return tomllib.loads((ROOT / "plugins" / project / "pyproject.toml").read_text())["project"]["version"]
+
+
 def one_line_error(proc) -> str:
     assert proc.returncode != 0, proc.stdout
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -74,7 +81,7 @@ def test_the_demo_end_to_end(agent, registry_index, tmp_path):
     assert proc.returncode == 0 and "2048" in proc.stdout and "corridor" in proc.stdout, proc.stderr
     proc = venv.agentos("install", "environment", "2048", cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert installed(venv, "agentos-env-2048") == "1.1.0"
+    assert installed(venv, "agentos-env-2048") == source_version("agentos-env-2048")
     ini, reqs = (folder / "agent.ini").read_text(), (folder / "requirements.txt").read_text()
     assert "[environment.2048]" in ini and "default = 2048" in ini  # corridor (the starter) is not installed
     (line,) = [ln for ln in reqs.splitlines() if ln.startswith("agentos-env-2048")]
@@ -170,7 +177,7 @@ def test_no_dependency_confusion(agent, synthetic_index, registry_index, tmp_pat
     env = {"PIP_EXTRA_INDEX_URL": (evil / "simple").as_uri()}
     proc = venv.agentos("install", "environment", "2048", "--index-url", registry_index, cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert installed(venv, "agentos-env-2048") == "1.1.0"
+    assert installed(venv, "agentos-env-2048") == source_version("agentos-env-2048")
     proc = venv.agentos("install", "environment", "c", "--index-url", synthetic_index, cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
     assert installed(venv, "agentos-env-c") == "1.0" and installed(venv, "agentos-dep-x") == "2.0"
