@@ -143,10 +143,9 @@ class Game2048Env(gym.Env[np.ndarray, int]):
             return self._block[slot], self.illegal_move_reward, terminated, truncated, self._info(True)
         self._next_draw = next_draw + 2
         self._board = board
-        score = self._score = self._score + gain
+        self._score += gain
         self._max_exponent = top
-        info = {"score": score, "max_tile": 1 << top, "illegal_move": False}
-        return self._block[slot], float(gain), terminated, truncated, info
+        return self._block[slot], float(gain), terminated, truncated, self._info(False)
 
     def render(self) -> str | None:
         """Return the board as text when ``render_mode == "ansi"``."""
