@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
-
 from ._errors import AgentStartError
 
 
-class DaskPool(Executor):
-    """A Dask cluster as the ``concurrent.futures.Executor`` that Academy's ``Manager`` launches on.
+def _dask_executor(address: str, workers: int):
+    """The experiments' ``DaskExecutor`` (an ``Executor`` Academy's ``Manager`` can launch on and shut
+    down; ``local``: a LocalCluster of ``workers`` non-daemon processes, one thread each), or one
+    :class:`AgentStartError` line when the scheduler cannot be reached."""
+    from agentos.experiments._executors import DaskExecutor
 
-    Built on the experiments' ``DaskExecutor`` (``local``: a LocalCluster of ``workers`` non-daemon
-    processes, one thread each; else the scheduler at ``address``). Each agent holds one worker
-    thread while it runs; ``shutdown`` (the manager calls it last) closes the client and cluster.
-    """
-
-    def __init__(self, address: str, workers: int):
-        from agentos.experiments._executors import DaskExecutor
-
-        self.address = address
-        try:
-            self.dask = DaskExecutor(address, workers)
-        except (OSError, TimeoutError) as exc:  # Dask's own TimeoutError is an OSError
-            text = str(exc).strip().splitlines()
-            raise AgentStartError(f"cannot reach the Dask scheduler at {address}: "
-                                  f"{type(exc).__name__}: {text[0] if text else ''}") from None
-
-    def slots(self) -> int:
-        return self.dask.slots()
-
-    def submit(self, fn, /, *args, **kwargs):
-        return self.dask.executor.submit(fn, *args, **kwargs)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self.dask.shutdown(wait, cancel_futures=cancel_futures)
+    try:
+        return DaskExecutor(address, workers)
+    except (OSError, TimeoutError) as exc:  # Dask's own TimeoutError is an OSError
+        text = str(exc).strip().splitlines()
+        raise AgentStartError(f"cannot reach the Dask scheduler at {address}: "
+                              f"{type(exc).__name__}: {text[0] if text else ''}") from None
 
 
 def make_executor(exchange: str, executor: str | None, agents: int, scheduler: str | None = None):
@@ -44,7 +27,7 @@ def make_executor(exchange: str, executor: str | None, agents: int, scheduler: s
             raise AgentStartError(f"executor {executor!r} and a Dask scheduler: give one of them")
         if local:
             raise AgentStartError("Dask workers cannot reach the local exchange: use redis:// or http://")
-        pool = DaskPool(scheduler.strip(), agents)
+        pool = _dask_executor(scheduler.strip(), agents)  # each agent holds one worker thread while it runs
         if pool.slots() < agents:
             found = pool.slots()
             pool.shutdown()
