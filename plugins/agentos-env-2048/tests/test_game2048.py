@@ -304,6 +304,6 @@ def test_observations_stay_as_returned_and_independent():
         copies.append(obs.copy())
         if terminated or truncated:
             env.reset()
-    assert all(np.array_equal(a, b) for a, b in zip(kept, copies))  # later steps never rewrite them
+    assert all(np.array_equal(a, b) for a, b in zip(kept, copies, strict=True))  # later steps never rewrite them
     kept[0][:] = 0
     assert not np.array_equal(kept[1], 0) and all(o.flags.writeable and o.shape == (4, 4) for o in kept)
