@@ -16,6 +16,9 @@ nox.options.reuse_existing_virtualenvs = True
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TORCH = "torch==2.13.0"
+# The linter is pinned: a newer ruff adds rules, and `nox -s lint` must give the same verdict on every
+# machine and every day (bump it deliberately, fixing what the new version finds).
+RUFF = "ruff==0.17.6"
 PLUGINS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "plugins", "*", "pyproject.toml")))
 # Test tools, and what the tests exercise beyond the plugins' own requirements: ruff (rendered
 # templates must lint), stable-baselines3 (generated SB3 agents), tensorboard (its tracker).
@@ -29,7 +32,7 @@ TOOLS = [
     "cookiecutter>=2.5",
     "rich>=13",
     "matplotlib",
-    "ruff",
+    RUFF,
     "stable-baselines3>=2.3",
     "tensorboard",
     # the registry server's tests: its extra, real twine, a real browser driver, an async HTTP client
@@ -51,7 +54,15 @@ def install_project(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite (tests/ and every plugin's tests/)."""
+    """The whole test suite (tests/ and every plugin's tests/), after installing what it needs: the
+    project in this session's venv, and redis-server and Chromium with apt-get when they are missing."""
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import system_packages
+
+    if system_packages.main() != 0:
+        session.error("the tests need the system programs named above")
     install_project(session)
     session.run("pytest", "-q", *session.posargs)
 
@@ -86,7 +97,8 @@ def publish(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff (pinned) over every Python file of the project; `.ci/run` runs it too."""
+    session.install(RUFF)
     session.run("ruff", "check", "agentos-core", "plugins", "tests", "bench", "noxfile.py")
 
 
