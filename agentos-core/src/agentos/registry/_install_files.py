@@ -76,6 +76,104 @@ def render(index, catalogue: dict, project: str, version: str) -> str | None:
     return "\n".join(head + lines) + "\n"
 
 
+# -- extras: install/<project>[<extra>].txt --------------------------------------------------------
+# ``pip install -r $AGENTOS_INDEX_URL/install/agentos-core[server].txt`` is the safe form of
+# ``pip install 'agentos-core[server]'``: our projects are pinned to this index's files (with the
+# extras asked of them, ``agentos-core[server] @ ...``), the extras' third-party dependencies come
+# from PyPI. A plain ``pip install 'agentos-core[server]'`` would take PyPI's unrelated agentos-core.
+_EXTRA_RE = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
+
+
+def extras(release: dict) -> list[str]:
+    """The extras a release declares (normalized, sorted), read from its requirements' markers."""
+    from packaging.utils import canonicalize_name
+
+    return sorted({canonicalize_name(m) for line in release.get("requires") or [] for m in _EXTRA_RE.findall(line)})
+
+
+def extra_path(root: str, project: str, extra: str) -> str:
+    return os.path.join(root, FOLDER, f"{project}[{extra}].txt")
+
+
+def closure_with_extras(catalogue: dict, project: str, version: str, wanted: set[str]) -> list[tuple[str, str, set]]:
+    """``(project, version, extras)`` of ``project[wanted]`` and every project of this index it needs."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.utils import canonicalize_name
+
+    chosen: dict[str, tuple[str, set]] = {}
+    order: list[str] = []
+
+    def visit(name: str, ver: str, asked: set[str], seen: tuple) -> None:
+        if name in seen:
+            return
+        if name in chosen:
+            new = asked - chosen[name][1]
+            if not new:
+                return
+            chosen[name][1].update(new)
+        else:
+            chosen[name] = (ver, set(asked))
+        ver = chosen[name][0]
+        for line in catalogue["projects"][name]["releases"][ver].get("requires") or []:
+            try:
+                req = Requirement(line)
+            except InvalidRequirement:
+                continue
+            dep = canonicalize_name(req.name)
+            if dep not in catalogue["projects"]:
+                continue  # a third-party project: pip's usual index
+            if req.marker and not any(req.marker.evaluate({"extra": e}) for e in ("", *sorted(asked))):
+                continue
+            pick = chosen[dep][0] if dep in chosen else _pick(catalogue, dep, req.specifier or SpecifierSet())
+            if pick:
+                visit(dep, pick, {canonicalize_name(e) for e in req.extras}, (*seen, name))
+        if name not in order:
+            order.append(name)
+
+    visit(project, version, set(wanted), ())
+    return [(name, chosen[name][0], chosen[name][1]) for name in order]
+
+
+def render_extra(index, catalogue: dict, project: str, version: str, extra: str) -> str | None:
+    """The requirements file of ``project[extra]`` ``version``, or None when a needed file is missing."""
+    lines = []
+    for name, ver, asked in closure_with_extras(catalogue, project, version, {extra}):
+        files = [f for f in index.project_files(name) if _file_version(f["filename"]) == ver]
+        wheels = [f for f in files if f["filename"].endswith("-py3-none-any.whl")] or files
+        if not wheels:
+            return None
+        package = catalogue["projects"][name]["package"] + (f"[{','.join(sorted(asked))}]" if asked else "")
+        url = f"${{{VARIABLE}}}/files/{name}/{wheels[0]['filename']}#sha256={wheels[0]['hashes']['sha256']}"
+        lines.append(f"{package} @ {url}")
+    package = catalogue["projects"][project]["package"]
+    head = [
+        f"# {package}[{extra}] {version} and what it needs from this index, each an exact",
+        "# file checked by its sha256; other dependencies (the extra's too) come from pip's usual index (PyPI).",
+        f"# Usage: export {VARIABLE}=<this index's root URL>;",
+        f'#        pip install -r "${VARIABLE}/{FOLDER}/{project}[{extra}].txt"',
+    ]
+    return "\n".join(head + lines) + "\n"
+
+
+def _write_extras(index, catalogue: dict, project: str, version: str | None, write) -> None:
+    """Write ``install/<project>[<extra>].txt`` for each extra of the newest release; remove stale ones."""
+    keep = set()
+    if version:
+        for extra in extras(catalogue["projects"][project]["releases"][version]):
+            text = render_extra(index, catalogue, project, version, extra)
+            if text is not None:
+                path = extra_path(index.root, project, extra)
+                keep.add(path)
+                if not _same(path, text):
+                    write(path, text)
+    folder = os.path.join(index.root, FOLDER)
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    for path in [os.path.join(folder, n) for n in names if n.startswith(f"{project}[") and n.endswith("].txt")]:
+        if path not in keep:
+            os.unlink(path)
+
+
 def _file_version(filename: str) -> str:
     from packaging.utils import parse_sdist_filename, parse_wheel_filename
 
@@ -106,6 +204,7 @@ def write_all(index, catalogue: dict, write, changed: set[str] | None = None) ->
                 os.unlink(path)
         elif not _same(path, text):
             write(path, text)
+        _write_extras(index, catalogue, project, version if text is not None else None, write)
 
 
 def _dependents(catalogue: dict, changed: set[str]) -> set[str]:
