@@ -287,6 +287,9 @@ def install(
     requirement = f"{art.name} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
     installed = _pip.installed_versions([art.project])[art.project]
     same = installed == art.version and _installed_hash(art.project) == art.sha256
+    editable = None if same or installed is None else _pip.editable_location(art.project)
+    if editable:  # the author's working copy: never replaced behind their back
+        same = True
     plan, exact = {art.project: art.version}, [requirement]
     if not same:
         plan, exact = _plan(art, requirement, client, hosted, echo)
@@ -313,7 +316,15 @@ def install(
         def undo() -> str:
             return _undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
 
-        return _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo)
+        result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo)
+    if editable:
+        result["notes"].insert(
+            0,
+            f"kept your editable install of {art.name} {installed} ({editable}); the registry's {art.version} "
+            f"is recorded in agent.ini and requirements.txt but not installed "
+            f"(to use it: python -m pip uninstall -y {art.name}, then install again)",
+        )
+    return result
 
 
 def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str]) -> dict[str, str]:

@@ -180,3 +180,19 @@ def item_requirement(item: dict) -> str:
         return f"{name}=={item['metadata']['version']}"
     url = url.split("#", 1)[0]
     return f"{name} @ {url}#sha256={hashes['sha256']}" if "sha256" in hashes else f"{name} @ {url}"
+
+
+def editable_location(project: str) -> str | None:
+    """Where an editable install of ``project`` lives (its direct_url.json), or None."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    try:
+        info = json.loads(metadata.distribution(project).read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    if not isinstance(info, dict) or not (info.get("dir_info") or {}).get("editable"):
+        return None
+    url = str(info.get("url", ""))
+    return unquote(urlparse(url).path) if url.startswith("file:") else url or "?"
