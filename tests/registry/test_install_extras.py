@@ -111,3 +111,13 @@ def test_extras_get_hash_pinned_install_files_that_pip_installs_from_our_index(t
     )
     publish([str(newer)], str(ours))
     assert not (install / "agentos-env-demo[dask].txt").exists() and (install / "agentos-core[dask].txt").exists()
+
+
+def test_extra_names_outside_pep_685_get_no_file_beside_their_valid_twin():
+    from agentos.registry._install_files import MAX_EXTRAS, extras
+
+    hostile = ["x; extra == '../../evil'", 'y; extra == "a b"', "z; extra == '.hidden'", "w; extra == 'sub/dir'"]
+    valid = ["x; extra == 'Server'", "y; extra == 'the_dask.extra'"]
+    assert extras({"requires": hostile + valid}) == ["server", "the-dask-extra"]
+    many = [f"x; extra == 'e{i:03d}'" for i in range(500)]
+    assert len(extras({"requires": many})) == MAX_EXTRAS
