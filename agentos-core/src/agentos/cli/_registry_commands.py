@@ -25,7 +25,9 @@ def add_commands(sub) -> None:
 
     p = sub.add_parser("install", help="install a component from the registry into the agent")
     p.add_argument("kind", help=kinds)
-    p.add_argument("name", metavar="NAME[==VERSION]", help="the component (latest version unless pinned)")
+    p.add_argument(
+        "name", metavar="NAME[[EXTRA,...]][==VERSION]", help="the component (latest version unless pinned), with extras"
+    )
     group = p.add_mutually_exclusive_group()
     group.add_argument(
         "--default", dest="default", action="store_true", default=None, help="make it the default of its kind"

@@ -27,7 +27,7 @@ from ..config import AgentConfig, atomic_write
 from ..core._paths import agent_ini_path
 from ..errors import AgentOSError, UsageError
 from ..host import canonical_kind, did_you_mean, distribution_name, normalize
-from . import _pip, _requirements
+from . import _extras, _pip, _requirements
 from ._artifacts import read_artifact
 from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
 
@@ -104,11 +104,14 @@ def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[s
     return pins
 
 
-def _plan(art, requirement: str, client: IndexClient, hosted: set[str], echo) -> tuple[dict[str, str], list[str]]:
-    """(normalized name -> version to install, requirements for ``pip install --no-deps``)."""
+def _plan(
+    art, requirement: str, client: IndexClient, hosted: set[str], echo, also: list[str] = ()
+) -> tuple[dict[str, str], list[str]]:
+    """(normalized name -> version to install, requirements for ``pip install --no-deps``); ``also``:
+    the requirements that the asked extras add."""
     from packaging.utils import canonicalize_name
 
-    if not _pip.unmet(art.requires):
+    if not _pip.unmet([*art.requires, *also]):
         return {art.project: art.version}, [requirement]
     echo(f"resolving the requirements of {art.name} {art.version} (pip dry run)...")
     requirements = [requirement]
@@ -273,6 +276,7 @@ def install(
     echo = echo or (lambda message: None)
     kind = _kind(kind)
     name, version = _split_version(name, version)
+    name, extras = _extras.split(name)
     config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
     client = IndexClient(resolve_index_url(index_url, config))
     project, comp_name, hosted = find_project(client, kind, name)
@@ -284,15 +288,17 @@ def install(
     art = read_artifact(path)
     if not any(c["kind"] == kind and normalize(c["name"]) == normalize(comp_name) for c in art.components):
         raise AgentOSError(f"{entry['filename']} does not declare the {kind} {comp_name!r}; not installing it")
-    requirement = f"{art.name} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
+    also = _extras.requirements(art, extras)
+    package = f"{art.name}[{','.join(extras)}]" if extras else art.name
+    requirement = f"{package} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
     installed = _pip.installed_versions([art.project])[art.project]
-    same = installed == art.version and _installed_hash(art.project) == art.sha256
+    same = installed == art.version and _installed_hash(art.project) == art.sha256 and not _pip.unmet(also)
     editable = None if same or installed is None else _pip.editable_location(art.project)
     if editable:  # the author's working copy: never replaced behind their back
         same = True
     plan, exact = {art.project: art.version}, [requirement]
     if not same:
-        plan, exact = _plan(art, requirement, client, hosted, echo)
+        plan, exact = _plan(art, requirement, client, hosted, echo, also)
         clashes = _pip.conflicts(plan, _labels())
         if clashes:
             raise AgentOSError(
@@ -301,7 +307,7 @@ def install(
             )
     if default is None and ask is not None and _needs_question(config, kind, comp_name):
         default = bool(ask(kind, comp_name, config.default(kind)))  # asked before anything changes
-    pins = _hosted_pins(art, exact, client, hosted)
+    pins = _hosted_pins(art, exact, client, hosted, also)
     with _ctrl_c_deferred() as interrupted:
         before = _pip.installed_versions(plan)
         if not same:
@@ -316,7 +322,7 @@ def install(
         def undo() -> str:
             return _undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
 
-        result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo)
+        result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo, package)
     if editable:
         result["notes"].insert(
             0,
@@ -327,7 +333,7 @@ def install(
     return result
 
 
-def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str]) -> dict[str, str]:
+def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str], also=()) -> dict[str, str]:
     """project -> hashed direct reference, for every requirement of ``art`` that the registry hosts."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
@@ -337,7 +343,7 @@ def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str]) -
         name = _requirements.requirement_name(line)
         if name in hosted and " @ " in line and "#sha256=" in line:
             pins[name] = line
-    for text in art.requires:
+    for text in [*art.requires, *also]:
         try:
             req = Requirement(text)
         except InvalidRequirement:
@@ -366,7 +372,7 @@ def _is_installed(kind: str, name: str) -> bool:
     return ComponentHost().find(kind, name) is not None
 
 
-def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo) -> dict:
+def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo, package=None) -> dict:
     """Write the requirements file and agent.ini, under the agent's lock, re-reading both first."""
     from ._lock import folder_lock
 
@@ -390,7 +396,7 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         for project, line in sorted(pins.items()):
             req_text = _requirements.with_line(req_text, project, line)
         req_text = _requirements.with_line(
-            req_text, art.project, _requirements.pinned_line(art.name, entry["url"], art.sha256)
+            req_text, art.project, _requirements.pinned_line(package or art.name, entry["url"], art.sha256)
         )
         config.add_component(kind, comp_name, package=art.name, version=art.version)
         if make_default:

@@ -81,18 +81,15 @@ def render(index, catalogue: dict, project: str, version: str) -> str | None:
 # ``pip install 'agentos-core[server]'``: our projects are pinned to this index's files (with the
 # extras asked of them, ``agentos-core[server] @ ...``), the extras' third-party dependencies come
 # from PyPI. A plain ``pip install 'agentos-core[server]'`` would take PyPI's unrelated agentos-core.
-_EXTRA_RE = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
-_EXTRA_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?")  # PEP 685; it names a file
 MAX_EXTRAS = 32
 
 
 def extras(release: dict) -> list[str]:
     """The extras a release declares (normalized, sorted, at most MAX_EXTRAS), read from its requirements'
     markers; a name outside PEP 685's grammar (``../x``, spaces) gets no file."""
-    from packaging.utils import canonicalize_name
+    from ._extras import declared
 
-    found = {m for line in release.get("requires") or [] for m in _EXTRA_RE.findall(line)}
-    return sorted({canonicalize_name(m) for m in found if _EXTRA_NAME.fullmatch(m)})[:MAX_EXTRAS]
+    return declared(release.get("requires") or [])[:MAX_EXTRAS]
 
 
 def extra_path(root: str, project: str, extra: str) -> str:
