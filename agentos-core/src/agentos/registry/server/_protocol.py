@@ -7,8 +7,10 @@ client may take to send its headers, nor how many connections one client may hol
 - **header timeout**: a request's headers must be complete within ``header_timeout`` seconds of
   the connection (or of the previous response); otherwise the connection is closed;
 - **connections per client**: a client address holding ``per_client`` open connections has any
-  further one closed at once, before a byte is read (per worker process), so that slow or idle
-  connections of one client never use up the server's file descriptors;
+  further one answered 503 and closed at once, before a byte is read (counted per worker
+  process), so that slow or idle connections of one client never use up the server's file
+  descriptors. Behind a reverse proxy every connection comes from the proxy's address: raise the
+  limit there and let the proxy limit its clients;
 - **reason phrase**: a response header ``x-agentos-reason`` (set by the app) becomes the status
   line's reason phrase, where twine and pip show it (as PyPI does), and is not sent as a header.
 
@@ -31,6 +33,12 @@ DEFAULT_PER_CLIENT = 32
 REASON_HEADER = b"x-agentos-reason"
 
 _open_per_client: Counter = Counter()
+_warned: set = set()
+_BUSY_TEXT = b"too many open connections from your address\n"
+_BUSY = (
+    b"HTTP/1.1 503 Too many open connections from your address\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
+)
 
 
 def _limits() -> tuple[float, int]:
@@ -78,8 +86,11 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_made(transport)
         peer = self.client[0] if self.client else None
         if peer is not None and _open_per_client[peer] >= self._per_client:
-            self.logger.warning("%s: over %d open connections; closing the new one", peer, self._per_client)
-            transport.abort()
+            if peer not in _warned:  # one line per episode, not one per connection
+                _warned.add(peer)
+                self.logger.warning("%s: over %d open connections; refusing more", peer, self._per_client)
+            transport.write(_BUSY)
+            transport.close()
             return
         self._peer = peer
         if peer is not None:
@@ -92,6 +103,7 @@ class GuardedH11Protocol(H11Protocol):
             _open_per_client[self._peer] -= 1
             if _open_per_client[self._peer] <= 0:
                 del _open_per_client[self._peer]
+                _warned.discard(self._peer)
             self._peer = None
         super().connection_lost(exc)
 
