@@ -148,11 +148,14 @@ class Uploader:
 
         def gate(fields) -> None:  # the file part begins: nothing of it is stored without a valid token
             nonlocal owner
+            if owner is not None:
+                return
+            field = next((value for key, value in fields if key == "token"), None)
+            if not isinstance(field, str) or not field:
+                raise Refused(403, "no API token: send it as Basic auth, or as a 'token' field before the file")
+            owner = self.tokens.owner_of_token(field)
             if owner is None:
-                field = next((value for key, value in fields if key == "token"), None)
-                owner = self.tokens.owner_of_token(field) if isinstance(field, str) and field else None
-            if owner is None:
-                raise Refused(403, "invalid or unknown API token (a form's token field comes before the file)")
+                raise Refused(403, "invalid or unknown API token")
 
         parser = _GatedParser(
             request.headers, Request(request.scope, counted).stream(), max_files=1, max_fields=64, gate=gate
