@@ -152,3 +152,27 @@ def test_idle_connections_stalled_bodies_and_anonymous_uploads(seeded_index, tmp
         for sock in idle:
             sock.close()
         srv.stop()
+
+
+def test_many_addresses_meet_the_open_file_budget_with_a_503_then_recover(seeded_index, tmp_path):
+    # 100 open files: 36 connections in all (64 are kept for the index's files and uploads)
+    srv = Server(seeded_index, tmp_path / "server.log", "--header-timeout", "2", open_files=100)
+    socks: list[socket.socket] = []
+    try:
+        for i in range(60):  # idle connections from 30 addresses: each under its own limit
+            sock = _connect(srv.port, f"127.0.1.{i % 30 + 1}")
+            sock.sendall(b"GET / HTTP/1.1\r\n")
+            socks.append(sock)
+        answers = [_closed_within(sock, 0.05) for sock in socks]
+        refused = [a for a in answers if a is not None]
+        assert 20 <= len(refused) <= 30 and all(a.startswith(b"HTTP/1.1 503") for a in refused), len(refused)
+        time.sleep(2.5)  # their header time is up: the server has closed the idle ones
+        assert all(_closed_within(sock, 1) is not None for sock in socks)
+        sock = _connect(srv.port, "127.0.0.1")  # the valid twin: served again
+        sock.sendall(b"GET /simple/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _closed_within(sock, 5).startswith(b"HTTP/1.1 200")
+        sock.close()
+    finally:
+        for sock in socks:
+            sock.close()
+        srv.stop()

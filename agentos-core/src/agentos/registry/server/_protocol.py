@@ -11,6 +11,9 @@ client may take to send its headers, nor how many connections one client may hol
   process), so that slow or idle connections of one client never use up the server's file
   descriptors. Behind a reverse proxy every connection comes from the proxy's address: raise the
   limit there and let the proxy limit its clients;
+- **connections in all**: past the process's open-file limit less a reserve (for the index's
+  files, uploads and logs), a new connection is answered 503 and closed the same way, so that
+  accepting never fails for want of a file descriptor;
 - **reason phrase**: a response header ``x-agentos-reason`` (set by the app) becomes the status
   line's reason phrase, where twine and pip show it (as PyPI does), and is not sent as a header.
 
@@ -34,17 +37,25 @@ REASON_HEADER = b"x-agentos-reason"
 
 _open_per_client: Counter = Counter()
 _warned: set = set()
-_BUSY_TEXT = b"too many open connections from your address\n"
+_BUSY_TEXT = b"too many open connections\n"
 _BUSY = (
-    b"HTTP/1.1 503 Too many open connections from your address\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"HTTP/1.1 503 Too many open connections\r\nContent-Type: text/plain; charset=utf-8\r\n"
     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
 )
 
 
-def _limits() -> tuple[float, int]:
+FILE_RESERVE = 64  # file descriptors kept for everything but connections
+
+
+def _limits() -> tuple[float, int, int]:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    total = 1 << 20 if soft == resource.RLIM_INFINITY else max(16, soft - FILE_RESERVE)
     return (
         float(os.environ.get(HEADER_TIMEOUT_ENV, DEFAULT_HEADER_TIMEOUT)),
         int(os.environ.get(PER_CLIENT_ENV, DEFAULT_PER_CLIENT)),
+        total,
     )
 
 
@@ -77,7 +88,7 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.conn = _ReasonConnection(self.conn)
-        self._header_timeout, self._per_client = _limits()
+        self._header_timeout, self._per_client, self._total = _limits()
         self._header_timer = None
         self._armed_cycle = None
         self._peer = None
@@ -85,10 +96,11 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         peer = self.client[0] if self.client else None
-        if peer is not None and _open_per_client[peer] >= self._per_client:
-            if peer not in _warned:  # one line per episode, not one per connection
-                _warned.add(peer)
-                self.logger.warning("%s: over %d open connections; refusing more", peer, self._per_client)
+        if len(self.connections) > self._total or (peer is not None and _open_per_client[peer] >= self._per_client):
+            key = peer if len(self.connections) <= self._total else "*"
+            if key not in _warned:  # one line per episode, not one per connection
+                _warned.add(key)
+                self.logger.warning("%s: over the limit of open connections; refusing more", key)
             transport.write(_BUSY)
             transport.close()
             return
@@ -104,6 +116,8 @@ class GuardedH11Protocol(H11Protocol):
             if _open_per_client[self._peer] <= 0:
                 del _open_per_client[self._peer]
                 _warned.discard(self._peer)
+        if len(self.connections) < self._total:
+            _warned.discard("*")
             self._peer = None
         super().connection_lost(exc)
 
