@@ -3,8 +3,8 @@
 The token is checked before any of the file is stored: a Basic-auth token before the body is read
 at all, a form's ``token`` field as soon as the file part begins (the field must come first, as
 the form sends it). The request body is counted as it arrives and refused with 413 as soon as it
-passes the limit (python-multipart spools the file to disk, never to memory). The file goes into a private folder
-inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
+passes the limit (python-multipart spools the file to disk, never to memory). The file goes into
+a private folder inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
 the project's owner is checked and the file goes through the registry's own publish path
 (:func:`agentos.registry.publish_files`, with every check of a local publish, under the index
 lock). Errors: 400 (the one-line reason), 403 (unknown token, project owned by someone else),
