@@ -26,13 +26,21 @@ def free_port() -> int:
 class Server:
     """``agentos index serve ROOT`` on an ephemeral port; ``log`` is its output."""
 
-    def __init__(self, root: Path, log: Path, *args: str):
+    def __init__(self, root: Path, log: Path, *args: str, open_files: int | None = None):
         self.root = root
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         cmd = [AGENTOS, "index", "serve", str(root), "--port", str(self.port), *args]
-        self.proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        limit = None
+        if open_files is not None:  # a small host: soft and hard limit on open files
+
+            def limit():
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+        self.proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, preexec_fn=limit)
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -11,7 +11,18 @@ from agentos.registry import check_index
 from registry.wheelmaker import env_wheel
 
 
-def test_concurrent_uploads_and_reads(server, tmp_path):
+def test_concurrent_uploads_and_reads(seeded_index, tmp_path):
+    from server.conftest import Server
+
+    # 220 concurrent connections from one address: over the default limit per client (32)
+    server = Server(seeded_index, tmp_path / "server.log", "--max-client-connections", "256")
+    try:
+        _concurrent_uploads_and_reads(server, tmp_path)
+    finally:
+        server.stop()
+
+
+def _concurrent_uploads_and_reads(server, tmp_path):
     owners = [server.token(f"author{i}") for i in range(4)]
     tokens = [owners[i % 4] for i in range(20)]
     wheels = [env_wheel(tmp_path / "w", f"load{i}", "1.0") for i in range(20)]

@@ -32,6 +32,11 @@ def _raw(port: int, data: bytes) -> int:
     return int(reply.split(" ", 2)[1])
 
 
+def _words(done: subprocess.CompletedProcess) -> str:
+    """What twine printed, with its line wrapping undone."""
+    return " ".join((done.stdout + done.stderr).split())
+
+
 def test_twine_upload_then_pip_installs_it_and_errors_are_http_codes(server, twine, tmp_path):
     wheel = env_wheel(tmp_path / "w", "uploaded", "1.0", code="VALUE = 42\nclass Thing:\n    pass\n")
     alice, bob = server.token("alice"), server.token("bob")
@@ -43,12 +48,19 @@ def test_twine_upload_then_pip_installs_it_and_errors_are_http_codes(server, twi
     subprocess.run([*pip, "--index-url", f"{server.url}/simple/", "agentos-env-uploaded"], check=True, timeout=120)
     assert "VALUE = 42" in (target / "agentos_env_uploaded" / "__init__.py").read_text()
 
-    again = twine(server.url, alice, wheel)
-    assert again.returncode != 0 and "409" in again.stdout + again.stderr
+    again = twine(server.url, alice, wheel)  # the same file again: a no-op, as a local publish
+    assert again.returncode == 0, again.stdout + again.stderr
+    other = env_wheel(tmp_path / "w1", "uploaded", "1.0", code="VALUE = 43\nclass Thing:\n    pass\n")
+    assert other.name == wheel.name and other.read_bytes() != wheel.read_bytes()
+    changed = twine(server.url, alice, other)  # twine prints the reason phrase of the status line
+    assert changed.returncode != 0 and "409" in changed.stdout + changed.stderr
+    assert "already exists with other contents" in _words(changed)
     wrong = twine(server.url, "agentos-not-a-token", env_wheel(tmp_path / "w2", "other", "1.0"))
     assert wrong.returncode != 0 and "403" in wrong.stdout + wrong.stderr
+    assert "invalid or unknown API token" in _words(wrong)
     not_owner = twine(server.url, bob, env_wheel(tmp_path / "w3", "uploaded", "1.1"))
     assert not_owner.returncode != 0 and "403" in not_owner.stdout + not_owner.stderr
+    assert "owned by another user" in _words(not_owner)
     maintainers = twine(server.url, alice, env_wheel(tmp_path / "w4", "seed", "2.0"))  # published locally
     assert maintainers.returncode != 0 and "403" in maintainers.stdout + maintainers.stderr
     newer = twine(server.url, alice, env_wheel(tmp_path / "w5", "uploaded", "1.1"))
@@ -77,6 +89,7 @@ def test_hostile_wheels_are_400_with_the_reason(server, twine, tmp_path):
                 out.writestr(item, src.read(item))
     result = twine(server.url, token, hostile)
     assert result.returncode != 0 and "400" in result.stdout + result.stderr
+    assert "METADATA" in _words(result), result.stdout  # the reason, not only "Bad Request"
     misnamed = env_wheel(tmp_path / "m", "sneaky", "1.0")  # declares no environment 'sneaky'
     with zipfile.ZipFile(misnamed) as src:
         names = {i.filename: src.read(i) for i in src.infolist()}
@@ -108,8 +121,14 @@ def test_publish_to_url_and_size_limit_and_digest(tmp_path, seeded_index):
         again = subprocess.run(
             [AGENTOS, "publish", str(wheel), "--to", srv.url, "--token", token], capture_output=True, text=True
         )
-        assert again.returncode != 0 and "409" in again.stderr and "Traceback" not in again.stderr
-        assert again.stderr.strip().count("\n") == 0
+        assert again.returncode == 0 and "unchanged" in again.stdout, again.stderr  # as a local publish
+        other = env_wheel(tmp_path / "w1", "remote", "1.0", code="X = 2\n")
+        assert other.name == wheel.name
+        changed = subprocess.run(
+            [AGENTOS, "publish", str(other), "--to", srv.url, "--token", token], capture_output=True, text=True
+        )
+        assert changed.returncode != 0 and "409" in changed.stderr and "Traceback" not in changed.stderr
+        assert changed.stderr.strip().count("\n") == 0 and "other contents" in changed.stderr
 
         big = env_wheel(tmp_path / "big", "big", "1.0", code="X = '" + "y" * (3 << 20) + "'\n")
         boundary = "b" * 20

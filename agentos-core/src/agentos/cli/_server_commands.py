@@ -13,6 +13,12 @@ def add_index_arguments(p) -> None:
     p.add_argument("--port", type=int, default=8080, help="serve: the port (default: 8080)")
     p.add_argument("--workers", type=int, default=1, help="serve: uvicorn worker processes (default: 1)")
     p.add_argument("--max-upload-mb", type=int, default=100, help="serve: refuse uploads over this size (MiB)")
+    p.add_argument("--header-timeout", type=float, default=10, help="serve: seconds to send a request's headers")
+    p.add_argument("--body-timeout", type=float, default=30, help="serve: seconds a request body may stall")
+    p.add_argument("--upload-timeout", type=float, default=600, help="serve: seconds for a whole request body")
+    p.add_argument(
+        "--max-client-connections", type=int, default=32, help="serve: open connections per client address"
+    )
     p.add_argument("--no-access-log", action="store_true", help="serve: do not log every request")
     p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to")
 
@@ -23,6 +29,14 @@ def _folder(args) -> str:
     if len(args.rest) > 1 or (args.rest and args.index):
         raise UsageError("name the index folder once: agentos index serve DIR")
     return index_dir(args.rest[0] if args.rest else args.index)
+
+
+def _positive(value: float, flag: str) -> float:
+    import math
+
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"{flag} takes a positive number, not {value}")
+    return value
 
 
 def serve_or_token(args) -> int:
@@ -55,6 +69,10 @@ def serve_or_token(args) -> int:
         workers=max(1, args.workers),
         max_upload=args.max_upload_mb << 20,
         access_log=not args.no_access_log,
+        header_timeout=_positive(args.header_timeout, "--header-timeout"),
+        body_idle=_positive(args.body_timeout, "--body-timeout"),
+        body_total=_positive(args.upload_timeout, "--upload-timeout"),
+        per_client=int(_positive(args.max_client_connections, "--max-client-connections")),
     )
     return 0
 

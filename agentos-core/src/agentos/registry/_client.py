@@ -10,6 +10,7 @@ root (the folder holding ``catalogue.json`` and
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import urllib.error
@@ -19,7 +20,11 @@ import urllib.request
 from ..errors import AgentOSError, UsageError
 
 INDEX_URL_ENV = "AGENTOS_INDEX_URL"
-TIMEOUT = 30
+TIMEOUT = 30  # seconds for each network operation
+PAGE_DEADLINE = 60  # seconds for a whole page or catalogue request
+FILE_DEADLINE = 900  # seconds for a whole file download
+MAX_PAGE = 64 << 20  # bytes of a page or catalogue
+MAX_FILE = 2 << 30  # bytes of a distribution file
 
 
 class IndexError_(AgentOSError):
@@ -87,8 +92,15 @@ class IndexClient:
         self.url = to_url(url)
         self.simple_url = self.url + "simple/"
 
-    def _open(self, url: str, accept: str | None = None) -> bytes | None:
-        """The bytes at ``url``; None when it does not exist; IndexError_ when unreachable."""
+    def _open(self, url: str, accept: str | None = None, *, into=None) -> bytes | None:
+        """The bytes at ``url``; None when it does not exist; IndexError_ when unreachable.
+
+        Over HTTP every request is bounded in time and size (:mod:`._bounded_http`): a page or the
+        catalogue by :data:`PAGE_DEADLINE` and :data:`MAX_PAGE`; with ``into`` (a binary file
+        that receives a distribution file) by :data:`FILE_DEADLINE` and :data:`MAX_FILE`.
+        """
+        from . import _bounded_http
+
         path = local_path(url)
         try:
             if path is not None:
@@ -96,16 +108,26 @@ class IndexClient:
                     raise IndexError_(f"cannot reach the package index at {self.url}: no such folder")
                 with open(path, "rb") as f:
                     return f.read()
-            request = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                return response.read()
+            limit, deadline = (MAX_PAGE, PAGE_DEADLINE) if into is None else (MAX_FILE, FILE_DEADLINE)
+            return _bounded_http.get(
+                url,
+                headers={"Accept": accept} if accept else {},
+                limit=limit,
+                deadline=deadline,
+                timeout=TIMEOUT,
+                into=into,
+            )
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
+        except _bounded_http.TooLarge:
+            raise IndexError_(f"{url} is larger than {limit >> 20} MiB: refused") from None
+        except _bounded_http.TooSlow:
+            raise IndexError_(f"{url} took longer than {deadline} s: gave up") from None
         except urllib.error.HTTPError as exc:
             if exc.code in (404, 410):
                 return None
             raise IndexError_(f"cannot read {url}: HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError) as exc:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", None) or exc
             raise IndexError_(f"cannot reach the package index at {self.url}: {reason}") from None
 
@@ -172,16 +194,15 @@ class IndexClient:
             folder = os.path.join(cache_dir(), "downloads", expected)
             path = os.path.join(folder, filename)
             if not (os.path.exists(path) and _sha256(path) == expected):
-                data = self._open(entry["url"])
-                if data is None:
-                    raise IndexError_(f"the index lists {filename} but {entry['url']} does not exist")
                 os.makedirs(folder, exist_ok=True)
                 import tempfile
 
                 fd, tmp = tempfile.mkstemp(prefix=".download-", suffix=".part", dir=folder)
                 try:
                     with os.fdopen(fd, "wb") as f:
-                        f.write(data)
+                        data = self._open(entry["url"], into=f)  # streamed to the file, bounded
+                    if data is None:
+                        raise IndexError_(f"the index lists {filename} but {entry['url']} does not exist")
                     actual = _sha256(tmp)
                     if actual != expected:
                         raise HashMismatchError(

@@ -3,6 +3,9 @@
 Folders are built first, as for a local publish; each file is then sent as ``multipart/form-data``
 with ``:action=file_upload`` and its ``sha256_digest``, the token as HTTP Basic auth
 (``__token__``), exactly as twine sends it. The server answers with one line.
+
+The token goes only to the URL given: a redirect is never followed (it is an error naming where
+it pointed), and only a 200 that says ``published`` or ``unchanged`` counts as an upload.
 """
 
 from __future__ import annotations
@@ -17,6 +20,16 @@ import urllib.request
 from ..errors import UsageError
 
 _CHUNK = 1 << 20
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects become HTTPErrors: the Authorization header must not travel to another URL."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 def _body(path: str, fields: dict[str, str], boundary: str) -> tuple[int, object]:
@@ -71,15 +84,29 @@ def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
             "Authorization": f"Basic {auth}",
         },
     )
+    from ._safe_text import printable
+
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.read(4096).decode("utf-8", "replace").strip()
+        with _OPENER.open(request, timeout=timeout) as response:
+            line = (response.read(4096).decode("utf-8", "replace").strip().splitlines() or [""])[0]
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            where = printable(str(exc.headers.get("Location", "?")))[:200]
+            raise UsageError(
+                f"{endpoint} answered {exc.code}, a redirect to {where}: not followed (the token goes only to "
+                f"the URL given); nothing was uploaded, use the server's own URL"
+            ) from None
         reason = exc.read(4096).decode("utf-8", "replace").strip().splitlines()
-        line = reason[0] if reason else exc.reason
+        line = printable(reason[0] if reason else exc.reason)[:300]
         raise UsageError(f"{endpoint} refused {art.filename}: {exc.code} {line}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise UsageError(f"cannot reach {endpoint}: {getattr(exc, 'reason', exc)}") from None
+    if response.status != 200 or not line.startswith(("published ", "unchanged ")):
+        raise UsageError(
+            f"{endpoint} did not confirm {art.filename} (HTTP {response.status}: {printable(line)[:200]!r}); "
+            "nothing was uploaded"
+        )
+    return line
 
 
 def publish_remote(paths: list[str], url: str, token: str, *, sdist: bool = False) -> list[dict]:
@@ -96,5 +123,6 @@ def publish_remote(paths: list[str], url: str, token: str, *, sdist: bool = Fals
     with tempfile.TemporaryDirectory(prefix="agentos-upload-") as work:
         for path in collect(list(paths), work, sdist=sdist):
             line = upload_file(path, url, token)
-            results.append({"filename": os.path.basename(path), "status": "uploaded", "index": url, "server": line})
+            status = "unchanged" if line.startswith("unchanged ") else "uploaded"
+            results.append({"filename": os.path.basename(path), "status": status, "index": url, "server": line})
     return results

@@ -22,11 +22,16 @@ def serve(
     workers: int = 1,
     max_upload: int | None = None,
     access_log: bool = True,
+    **limits,
 ):
-    """Run uvicorn in the foreground until interrupted."""
+    """Run uvicorn in the foreground until interrupted.
+
+    ``limits``: ``header_timeout``, ``body_idle``, ``body_total`` (seconds) and ``per_client``
+    (open connections per client address and worker); see :mod:`._protocol` and :mod:`._guard`.
+    """
     from ._run import serve
 
-    return serve(root, host=host, port=port, workers=workers, max_upload=max_upload, access_log=access_log)
+    return serve(root, host=host, port=port, workers=workers, max_upload=max_upload, access_log=access_log, **limits)
 
 
 __all__ = ["TokenStore", "create_app", "serve"]

@@ -19,6 +19,7 @@ from starlette.responses import FileResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from .._pages import JSON_TYPE
+from ._guard import DEFAULT_BODY_IDLE, DEFAULT_BODY_TOTAL, Guard
 from ._upload import DEFAULT_MAX_UPLOAD, Uploader
 
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"
@@ -34,29 +35,38 @@ _SMALL = 1 << 20
 __all__ = ["DEFAULT_MAX_UPLOAD", "create_app"]
 
 
+_OFFERS = {
+    JSON_TYPE: JSON_TYPE,
+    HTML_TYPE: HTML_TYPE,
+    "text/html": "text/html",
+    "application/vnd.pypi.simple.latest+json": JSON_TYPE,  # PEP 691: "latest" means the newest version
+    "application/vnd.pypi.simple.latest+html": HTML_TYPE,
+    "*/*": "text/html",
+    "text/*": "text/html",
+    "application/*": JSON_TYPE,
+}
+
+
 def negotiate(accept: str) -> str | None:
-    """The simple-page type to send for ``accept`` (PEP 691), or None if none is acceptable."""
+    """The simple-page type to send for ``accept`` (PEP 691), or None if none is acceptable.
+
+    Media types are compared case-insensitively (RFC 9110); the highest q wins, the first on a tie.
+    """
     if not accept.strip():
         return "text/html"
     best, best_q = None, 0.0
-    offers = (JSON_TYPE, HTML_TYPE, "text/html")
     for part in accept.split(","):
         media, *params = (p.strip() for p in part.split(";"))
         q = 1.0
         for param in params:
             key, _, value = param.partition("=")
-            if key.strip() == "q":
+            if key.strip().lower() == "q":
                 try:
                     q = float(value)
                 except ValueError:
                     q = 0.0
-        if media in ("*/*", "text/*", "application/*"):
-            candidate = "text/html" if media != "application/*" else JSON_TYPE
-        elif media in offers:
-            candidate = media
-        else:
-            continue
-        if q > best_q:
+        candidate = _OFFERS.get(media.lower())
+        if candidate is not None and q > best_q:
             best, best_q = candidate, q
     return best
 
@@ -87,7 +97,9 @@ class Files:
         path = os.path.join(self.root, *parts)
         real = os.path.realpath(path)
         if real != self.root and not real.startswith(self.root + os.sep):
-            return None
+            return None  # a link that leads out of the folder
+        if any(p.startswith(".") for p in os.path.relpath(real, self.root).split(os.sep) if p != "."):
+            return None  # a link to a hidden file (the token store, the lock, staging folders)
         return path
 
     async def get(self, request):
@@ -98,13 +110,16 @@ class Files:
         headers = {}
         media = None
         if os.path.isdir(path):
-            if not request.url.path.endswith("/"):
-                return RedirectResponse(request.url.path + "/", status_code=301)
+            if not request.url.path.endswith("/"):  # an absolute path: never "//host/" (protocol-relative)
+                parts = [p for p in rel.split("/") if p]
+                return RedirectResponse("/" + "".join(p + "/" for p in parts), status_code=301)
             page = "index.html"
             if rel.strip("/").split("/")[0] == "simple":
                 media = negotiate(request.headers.get("accept", ""))
                 if media is None:
-                    return PlainTextResponse("not acceptable: offers PEP 691 JSON and HTML\n", status_code=406)
+                    return PlainTextResponse(
+                        "not acceptable: offers PEP 691 JSON and HTML\n", status_code=406, headers={"Vary": "Accept"}
+                    )
                 page = "index.json" if media == JSON_TYPE else "index.html"
                 headers["Vary"] = "Accept"
                 if media == "text/html":
@@ -136,7 +151,13 @@ class Files:
         return FileResponse(path, media_type=media, headers=headers, stat_result=st)
 
 
-def create_app(root: str, *, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
+def create_app(
+    root: str,
+    *,
+    max_upload: int = DEFAULT_MAX_UPLOAD,
+    body_idle: float = DEFAULT_BODY_IDLE,
+    body_total: float = DEFAULT_BODY_TOTAL,
+) -> Guard:
     root = os.path.abspath(root)
     if not os.path.isdir(root):
         from ...errors import UsageError
@@ -152,4 +173,4 @@ def create_app(root: str, *, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
         Route("/upload/", uploader.form, methods=["GET"]),
         Route("/{path:path}", files.get, methods=["GET", "HEAD"]),
     ]
-    return Starlette(routes=routes)
+    return Guard(Starlette(routes=routes), body_idle=body_idle, body_total=body_total)

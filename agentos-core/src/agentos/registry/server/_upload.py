@@ -1,12 +1,16 @@
 """Uploads: ``POST /legacy/`` as twine and PyPI speak it, and the web form that posts there.
 
-The request body is counted as it arrives and refused with 413 as soon as it passes the limit
-(python-multipart spools the file to disk, never to memory). The file goes into a private folder
-inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
+The token is checked before any of the file is stored: a Basic-auth token before the body is read
+at all, a form's ``token`` field as soon as the file part begins (the field must come first, as
+the form sends it). The request body is counted as it arrives and refused with 413 as soon as it
+passes the limit (python-multipart spools the file to disk, never to memory). The file goes into
+a private folder inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
 the project's owner is checked and the file goes through the registry's own publish path
 (:func:`agentos.registry.publish_files`, with every check of a local publish, under the index
 lock). Errors: 400 (the one-line reason), 403 (unknown token, project owned by someone else),
-409 (file exists), 413 (too large).
+408 (body too slow), 409 (another file of that name exists), 413 (too large); the reason is also
+the status line's reason phrase, which is what twine prints. The same file again is a no-op (200),
+as it is for a local publish.
 """
 
 from __future__ import annotations
@@ -22,11 +26,14 @@ from html import escape
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse
 
 from ...errors import UsageError
 from .._artifacts import is_distribution_file
+from ._guard import BodyTimeout
+from ._protocol import REASON_HEADER, reason_phrase
 from ._tokens import TokenStore
 
 DEFAULT_MAX_UPLOAD = 100 << 20
@@ -43,15 +50,27 @@ class Refused(Exception):
         self.status = status
 
 
-def _token(request: Request, form) -> str | None:
-    """The token: Basic auth password (twine: ``-u __token__ -p TOKEN``) or the form's field."""
+def _header_token(request: Request) -> str | None:
+    """The Basic auth password (twine: ``-u __token__ -p TOKEN``), or None."""
     auth = request.headers.get("authorization", "")
     scheme, _, value = auth.partition(" ")
     if scheme.lower() == "basic" and value:
         with contextlib.suppress(ValueError, UnicodeDecodeError):
             return base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")[2] or None
-    field = form.get("token")
-    return field if isinstance(field, str) and field else None
+    return None
+
+
+class _GatedParser(MultiPartParser):
+    """Starlette's multipart parser that calls ``gate(fields so far)`` before a file part is stored."""
+
+    def __init__(self, *args, gate, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.gate = gate
+
+    def on_headers_finished(self) -> None:
+        super().on_headers_finished()
+        if self._current_part.file is not None:
+            self.gate(self.items)
 
 
 class Uploader:
@@ -84,26 +103,38 @@ class Uploader:
             name = await self._upload(request)
         except Refused as exc:
             reason = str(exc).splitlines()[0] if str(exc) else "refused"
+            headers = {REASON_HEADER.decode(): reason_phrase(reason).decode()}
+            if exc.status in (408, 413):
+                headers["Connection"] = "close"  # the rest of the body is not read
             if browser:
                 return HTMLResponse(
                     f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Upload refused</title></head>'
                     f'<body><h1>Upload refused</h1><p id="result">{escape(reason)}</p>'
                     '<p><a href="../upload/">Back</a></p></body></html>\n',
                     status_code=exc.status,
+                    headers=headers,
                 )
-            return PlainTextResponse(reason + "\n", status_code=exc.status)
+            return PlainTextResponse(reason + "\n", status_code=exc.status, headers=headers)
         if browser:
             return HTMLResponse(
                 f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Uploaded</title></head>'
-                f'<body><h1>Uploaded</h1><p id="result">published {escape(name)}</p>'
+                f'<body><h1>Uploaded</h1><p id="result">{escape(name)}</p>'
                 '<p><a href="../index.html">Catalogue</a></p></body></html>\n'
             )
-        return PlainTextResponse(f"published {name}\n")
+        return PlainTextResponse(f"{name}\n")
 
     async def _upload(self, request: Request) -> str:
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max_upload:
             raise Refused(413, f"upload too large: over {self.max_upload} bytes")
+        header_token = _header_token(request)
+        owner = None
+        if header_token is not None:  # checked before a byte of the body is read
+            owner = await run_in_threadpool(self.tokens.owner_of_token, header_token)
+            if owner is None:
+                raise Refused(403, "invalid or unknown API token")
+        if not request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
+            raise Refused(400, "malformed upload: expected multipart/form-data")
         received = 0
         receive = request.receive
 
@@ -115,19 +146,35 @@ class Uploader:
                 raise TooLarge()
             return message
 
-        limited = Request(request.scope, counted)
+        def gate(fields) -> None:  # the file part begins: nothing of it is stored without a valid token
+            nonlocal owner
+            if owner is not None:
+                return
+            field = next((value for key, value in fields if key == "token"), None)
+            if not isinstance(field, str) or not field:
+                raise Refused(403, "no API token: send it as Basic auth, or as a 'token' field before the file")
+            owner = self.tokens.owner_of_token(field)
+            if owner is None:
+                raise Refused(403, "invalid or unknown API token")
+
+        parser = _GatedParser(
+            request.headers, Request(request.scope, counted).stream(), max_files=1, max_fields=64, gate=gate
+        )
         try:
-            form = await limited.form(max_files=1, max_fields=64)
-        except TooLarge:
-            raise Refused(413, f"upload too large: over {self.max_upload} bytes") from None
+            form = await parser.parse()
+        except (TooLarge, BodyTimeout, Refused) as exc:
+            if isinstance(exc, TooLarge):
+                raise Refused(413, f"upload too large: over {self.max_upload} bytes") from None
+            if isinstance(exc, BodyTimeout):
+                raise Refused(408, "request body too slow: timed out") from None
+            raise
         except Exception as exc:  # malformed multipart bodies (python-multipart / Starlette errors)
             raise Refused(400, f"malformed upload: {exc}") from None
         try:
             if form.get(":action") != "file_upload":
                 raise Refused(400, "unsupported :action (expected file_upload)")
-            owner = await run_in_threadpool(self.tokens.owner_of_token, _token(request, form))
             if owner is None:
-                raise Refused(403, "invalid or unknown API token")
+                gate(list(form.multi_items()))
             upload = form.get("content")
             if not isinstance(upload, UploadFile) or not upload.filename:
                 raise Refused(400, "no file in the 'content' field")
@@ -174,14 +221,25 @@ class Uploader:
                 raise Refused(403, f"{project} is owned by the index's maintainers (published without a token)")
             if current is not None and current != owner:
                 raise Refused(403, f"{project} is owned by another user")
-            if os.path.exists(os.path.join(self.root, "files", project, filename)):
-                raise Refused(409, f"{filename} already exists; versions are immutable")
+            existing = os.path.join(self.root, "files", project, filename)
+            if os.path.exists(existing):
+                if _sha256(existing) == _sha256(path):  # the same file again: a no-op, as a local publish
+                    return f"unchanged {filename}"
+                raise Refused(409, f"{filename} already exists with other contents; versions are immutable")
             try:
                 results = publish_files([path], self.root, library=True)
             except UsageError as exc:
                 raise Refused(400, str(exc)) from None
             if results and results[0]["status"] == "unchanged":
-                raise Refused(409, f"{filename} already exists; versions are immutable")
+                raise Refused(409, f"{filename} already exists with other contents; versions are immutable")
             if current is None:
                 self.tokens.assign(project, owner)
-        return filename
+        return f"published {filename}"
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
