@@ -144,20 +144,21 @@ def _run(args) -> int:
 
 
 def _show(args) -> int:
-    from ..experiments import ExperimentResult
+    from ..experiments._records import load_experiment
     from ._output import dump_json
 
-    result = ExperimentResult.load(_folder(args.experiment))
+    result, skipped = load_experiment(_folder(args.experiment))  # a malformed record: one line, left out
     if args.json:
         dump_json({"table": result.table(), "failed": result.failed()})
     else:
         print_table(result)
-    return 0
+    return 1 if skipped else 0
 
 
 def _plot(args) -> int:
-    from ..experiments import ExperimentResult
+    from ..experiments._folder import unlinked
+    from ..experiments._records import load_experiment
 
-    result = ExperimentResult.load(_folder(args.experiment))
-    print(result.plot(args.output))
-    return 0
+    result, skipped = load_experiment(_folder(args.experiment))
+    print(result.plot(args.output or unlinked(os.path.join(result.folder, "returns100.png"))))
+    return 1 if skipped else 0
