@@ -24,13 +24,16 @@ def limit_threads() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def init_worker(progress_queue=None) -> None:
-    """A pool worker: one math thread; Ctrl-C is the client's to handle; progress goes to the queue."""
+def init_worker(progress_queue=None, client_pid: int | None = None) -> None:
+    """A pool worker: one math thread; Ctrl-C is the client's to handle; progress goes to the queue;
+    the worker exits when the client process ``client_pid`` ends (see ``_lifetime``)."""
     import signal
 
+    from ._lifetime import watch_client
     from ._progress import set_pool_queue
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_client(client_pid)
     limit_threads()
     set_pool_queue(progress_queue)
 
