@@ -67,7 +67,7 @@ def run_experiment(
     with folder_fd(folder, "trials", create=True):
         pass
     write_file(folder, "experiment.json",
-               json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1))
+               json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1), durable=True)
     outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
     pending = [t for t in trials if t.id not in outcomes]
     owned = executor is None
@@ -183,5 +183,11 @@ def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:
                                                                                "run_dir": trial_dir}
     for key, default in (("error", ""), ("train", None), ("test", None), ("seconds", None), ("pid", None)):
         entry.setdefault(key, default)
-    write_file(folder, f"{rel}/trial.json", json.dumps(entry, indent=1, default=str))
+    try:
+        write_file(folder, f"{rel}/trial.json", json.dumps(entry, indent=1, default=str), durable=True)
+    except OSError as exc:  # e.g. a folder planted where trial.json belongs
+        from ..errors import UsageError
+
+        raise UsageError(f"{os.path.join(trial_dir, 'trial.json')}: cannot record the trial: "
+                         f"{exc.strerror or exc}") from None
     return entry

@@ -68,8 +68,9 @@ def folder_fd(root: str, rel: str = "", *, create: bool = False):
         os.close(fd)
 
 
-def write_file(root: str, rel: str, data: bytes | str) -> None:
-    """Replace ``root/rel`` atomically (its folders are made as needed); links are never written through."""
+def write_file(root: str, rel: str, data: bytes | str, *, durable: bool = False) -> None:
+    """Replace ``root/rel`` atomically (its folders are made as needed); links are never written through.
+    ``durable`` syncs the data to disk before the rename (records that mark something done)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     *folders, name = _parts(rel)
@@ -79,8 +80,9 @@ def write_file(root: str, rel: str, data: bytes | str) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+                if durable:
+                    f.flush()
+                    os.fsync(f.fileno())
             os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
         except BaseException:
             with contextlib.suppress(OSError):
