@@ -77,3 +77,47 @@ def test_reading_presets_imports_no_torch_or_plugin_code():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("line", "twin", "message"),
+    [
+        ("seeds = -3", "seeds = 3", "seeds must be a count from 1"),
+        ("seeds = 0", "seeds = 1", "seeds must be a count from 1"),
+        ("seeds = [1.7, 2.2]", "seeds = [1, 2]", "not [1.7, 2.2]"),
+        ("seeds = [1, 1]", "seeds = [0, 1]", "list of distinct integer seeds"),
+        ("seeds = true", "seeds = 2", "not True"),
+        ("episodes = 1.5", "episodes = 2", "episodes must be an integer of at least 1, not 1.5"),
+        ("episodes = nan", "episodes = 1", "episodes must be an integer of at least 1, not nan"),
+        ("episodes = inf", "episodes = 1", "episodes must be an integer of at least 1, not inf"),
+        ('episodes = "abc"', "episodes = 3", "episodes must be an integer of at least 1, not 'abc'"),
+        ("test-episodes = -1", "test-episodes = 0", "test-episodes must be an integer of at least 0"),
+        ("workers = 0.5", "workers = 1", "workers must be an integer of at least 1"),
+        ("name = ../../elsewhere", "name = sweep-2", "name must be a plain name"),
+    ],
+)
+def test_experiment_values_are_checked_one_line_naming_file_and_key(write_experiment, tmp_path, line, twin,
+                                                                   message):
+    base = "[experiment]\nagents = [random]\nenvironments = [corridor]\nepisodes = 2\n"
+
+    def text(extra: str) -> str:
+        key = extra.split(" = ")[0]
+        kept = [row for row in base.splitlines() if not row.startswith(key + " =")]
+        return "\n".join(kept + [extra]) + "\n"
+
+    options = read_experiment(str(write_experiment(text(twin), "twin")))  # the valid twin is accepted
+    assert plan(options["agents"], options["environments"], seeds=options["seeds"],
+                episodes=options.get("episodes"), test_episodes=options.get("test_episodes", 10))
+    path = write_experiment(text(line))
+    result = agentos("experiment", "run", str(path), cwd=tmp_path, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert f"{path}:" in result.stderr and message in result.stderr, result.stderr
+    assert not (tmp_path / "experiments").exists()  # nothing ran, nothing was written
+
+
+@pytest.mark.parametrize("seeds", [-3, [1.7, 2.2], 2.0, "3"])
+def test_plan_refuses_seeds_that_are_not_integers(seeds):
+    with pytest.raises(AgentOSError, match="seeds must be"):
+        plan(["random"], ["corridor"], seeds=seeds, episodes=1)
+    assert len(plan(["random"], ["corridor"], seeds=range(2), episodes=1)) == 2  # any iterable of ints

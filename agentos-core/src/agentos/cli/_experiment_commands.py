@@ -122,21 +122,25 @@ def _folder(ref: str) -> str:
 
 def _run(args) -> int:
     from ..experiments import read_experiment, run_experiment
+    from ..experiments._lifetime import Stopped, stop_signals_interrupt
 
     options = read_experiment(args.file)
     progress = _Progress(args.quiet)
     try:
-        result = run_experiment(
-            options["agents"], options["environments"], seeds=options["seeds"], episodes=options.get("episodes"),
-            steps=options.get("steps"), test_episodes=options.get("test_episodes", 10),
-            settings=options["settings"], agent_settings=options["agent_settings"], folder=options["folder"],
-            workers=args.workers or options.get("workers"), scheduler=args.scheduler or options.get("scheduler"),
-            retries=args.retries, on_progress=progress)
-    except KeyboardInterrupt:
+        with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (summary written, workers stopped)
+            result = run_experiment(
+                options["agents"], options["environments"], seeds=options["seeds"], episodes=options.get("episodes"),
+                steps=options.get("steps"), test_episodes=options.get("test_episodes", 10),
+                settings=options["settings"], agent_settings=options["agent_settings"], folder=options["folder"],
+                workers=args.workers or options.get("workers"), scheduler=args.scheduler or options.get("scheduler"),
+                retries=args.retries, on_progress=progress)
+    except KeyboardInterrupt as exc:
         progress.close()
-        print(f"agentos: interrupted; finished trials are kept in {options['folder']} (run again to resume)",
+        stopped = isinstance(exc, Stopped)
+        how = f"stopped by signal {exc.signum}" if stopped else "interrupted"
+        print(f"agentos: {how}; finished trials are kept in {options['folder']} (run again to resume)",
               file=sys.stderr)
-        return 130
+        return 128 + exc.signum if stopped else 130
     progress.close()
     print_table(result)
     print(f"summary: {os.path.join(result.folder, 'summary.csv')} ({result.seconds:.1f}s)")
@@ -144,20 +148,21 @@ def _run(args) -> int:
 
 
 def _show(args) -> int:
-    from ..experiments import ExperimentResult
+    from ..experiments._records import load_experiment
     from ._output import dump_json
 
-    result = ExperimentResult.load(_folder(args.experiment))
+    result, skipped = load_experiment(_folder(args.experiment))  # a malformed record: one line, left out
     if args.json:
         dump_json({"table": result.table(), "failed": result.failed()})
     else:
         print_table(result)
-    return 0
+    return 1 if skipped else 0
 
 
 def _plot(args) -> int:
-    from ..experiments import ExperimentResult
+    from ..experiments._folder import unlinked
+    from ..experiments._records import load_experiment
 
-    result = ExperimentResult.load(_folder(args.experiment))
-    print(result.plot(args.output))
-    return 0
+    result, skipped = load_experiment(_folder(args.experiment))
+    print(result.plot(args.output or unlinked(os.path.join(result.folder, "returns100.png"))))
+    return 1 if skipped else 0

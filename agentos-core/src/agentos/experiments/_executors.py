@@ -39,7 +39,7 @@ def process_pool(workers: int, live=None):
         context.set_forkserver_preload(PRELOAD)  # no effect once the fork server runs
     queue = live.new_pool_queue(context) if live is not None else None
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=init_worker,
-                               initargs=(queue,))
+                               initargs=(queue, os.getpid()))
 
 
 class ProcessPool(Executor):

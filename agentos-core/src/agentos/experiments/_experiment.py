@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from ..config import atomic_write
+from ._folder import folder_fd, remove_links, write_file
 from ._plan import Trial, plan
 from ._summary import ExperimentResult, write_summary
 
@@ -17,12 +17,10 @@ DEFAULT_RETRIES = 2
 
 
 def _load_done(folder: str, trial: Trial) -> dict | None:
-    try:
-        with open(os.path.join(folder, "trials", trial.id, "trial.json"), encoding="utf-8") as f:
-            done = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return done if done.get("status") == "finished" else None
+    from ._records import read_record
+
+    done = read_record(folder, trial.id, then="the trial runs again")
+    return done if done is not None and done["status"] == "finished" else None
 
 
 def _worker_died(exc: BaseException) -> bool:
@@ -64,9 +62,12 @@ def run_experiment(
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings)
     folder = os.path.abspath(folder)
-    os.makedirs(os.path.join(folder, "trials"), exist_ok=True)
-    atomic_write(os.path.join(folder, "experiment.json"),
-                 json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1))
+    os.makedirs(folder, exist_ok=True)  # the folder is the caller's; nothing below it is followed
+    remove_links(folder)
+    with folder_fd(folder, "trials", create=True):
+        pass
+    write_file(folder, "experiment.json",
+               json.dumps({"trials": [t.as_dict() | {"agent_ini": None} for t in trials]}, indent=1), durable=True)
     outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
     pending = [t for t in trials if t.id not in outcomes]
     owned = executor is None
@@ -175,12 +176,18 @@ def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:
     """Store a trial's files and its ``trial.json`` (written last: its presence means "done")."""
     from ._trial import store_result
 
+    rel = f"trials/{trial.id}"
+    store_result(folder, rel, outcome)
     trial_dir = os.path.join(folder, "trials", trial.id)
-    os.makedirs(trial_dir, exist_ok=True)
-    store_result(trial_dir, outcome)
     entry = trial.as_dict() | {k: v for k, v in outcome.items() if k != "id"} | {"attempts": attempts,
                                                                                "run_dir": trial_dir}
     for key, default in (("error", ""), ("train", None), ("test", None), ("seconds", None), ("pid", None)):
         entry.setdefault(key, default)
-    atomic_write(os.path.join(trial_dir, "trial.json"), json.dumps(entry, indent=1, default=str))
+    try:
+        write_file(folder, f"{rel}/trial.json", json.dumps(entry, indent=1, default=str), durable=True)
+    except OSError as exc:  # e.g. a folder planted where trial.json belongs
+        from ..errors import UsageError
+
+        raise UsageError(f"{os.path.join(trial_dir, 'trial.json')}: cannot record the trial: "
+                         f"{exc.strerror or exc}") from None
     return entry

@@ -114,10 +114,15 @@ def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bo
 def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episodes=10,
          settings=None, agent_settings=None) -> list[Trial]:
     """The trials of a grid; every agent is resolved (and every setting checked) before any runs."""
+    from ._values import problem
+
+    if hasattr(seeds, "__iter__") and not isinstance(seeds, (str, bytes, dict)):
+        seeds = list(seeds)
     if (episodes is None) == (steps is None):
         raise UsageError("give a budget: episodes or steps (not both)")
-    if (episodes or steps) < 1 or test_episodes < 0:
-        raise UsageError("the budget must be at least 1 and test-episodes at least 0")
+    for key, value in (("seeds", seeds), ("episodes", episodes), ("steps", steps), ("test-episodes", test_episodes)):
+        if message := problem(key, value):
+            raise UsageError(message)
     if not agents or not environments:
         raise UsageError("an experiment needs at least one agent and one environment")
     seeds = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -153,11 +158,15 @@ def read_experiment(path: str) -> dict:
     options: dict = {"settings": {}, "agent_settings": {}}
     for name, section in doc.sections.items():
         if name == "experiment":
+            from ._values import problem
+
             values = typed(section)
             for key, entry in section.entries.items():
                 if key not in EXPERIMENT_KEYS:
                     raise ConfigError(f"unknown key {key!r} in [experiment]{did_you_mean(key, EXPERIMENT_KEYS)}",
                                       path, entry.line)
+                if message := problem(key, values[key]):
+                    raise ConfigError(f"[experiment] {message}", path, entry.line)
             options.update({k.replace("-", "_"): v for k, v in values.items()})
         elif name == "settings":
             options["settings"] = typed(section)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from ..errors import UsageError
 from ..host._names import did_you_mean, normalize
 
-GROUP = "agentos.preset"
 _COMPONENT_KINDS = ("policy", "trainer", "agent")
 
 
@@ -55,31 +54,30 @@ def _validate(name: str, data) -> dict:
     return data
 
 
-def installed_presets() -> dict[str, object]:
-    """Normalized name -> entry point of every installed preset (nothing is imported)."""
-    from importlib.metadata import entry_points
+def load_preset(name: str, host=None) -> Preset:
+    """The installed preset ``name``, found and imported by the component host like any other kind.
 
-    return {normalize(ep.name): ep for ep in entry_points(group=GROUP)}
+    The host's rules hold: a name two packages declare is the first one's (the other is reported as
+    a duplicate), ``AGENTOS_DISABLE_PLUGINS`` keeps a package's module from being imported, and a
+    preset that fails to import is a one-line error of its own. ``host`` defaults to a new one.
+    """
+    from ..errors import ComponentLoadError
+    from ..host import ComponentHost
 
-
-def load_preset(name: str) -> Preset:
-    """The installed preset ``name``; a one-line error with a suggestion when there is none."""
-    found = installed_presets()
-    ep = found.get(normalize(name))
-    if ep is None:
-        hint = did_you_mean(name, [e.name for e in found.values()])
-        listed = ", ".join(sorted(e.name for e in found.values())) or "none installed"
-        raise UsageError(f"no preset named {name!r}{hint} (presets: {listed}; agentos install preset NAME)")
+    host = host or ComponentHost()
+    names = host.names("preset")
+    spec = host.find("preset", name)
+    if spec is None:
+        listed = ", ".join(sorted(names)) or "none installed"
+        raise UsageError(f"no preset named {name!r}{did_you_mean(name, names)} "
+                         f"(presets: {listed}; agentos install preset NAME)")
     try:
-        data = _validate(ep.name, ep.load())
-    except UsageError:
-        raise
-    except Exception as exc:  # a broken preset package is reported, never crashes the host
-        raise UsageError(f"preset {ep.name!r} cannot be loaded: {type(exc).__name__}: {exc}") from None
-    dist = ep.dist
+        data = _validate(spec.name, host.load("preset", spec.name))
+    except ComponentLoadError as exc:  # disabled, a duplicate, or its module failed: one line
+        raise UsageError(str(exc)) from None
     components = {kind: (value[0], dict(value[1])) for kind, value in data["components"].items()}
-    return Preset(ep.name, dist.version if dist else "", dist.metadata["Name"] if dist else "",
-                  str(data.get("summary", "")), components, dict(data.get("environments") or {}))
+    return Preset(spec.name, spec.version, spec.package, str(data.get("summary", "")), components,
+                  dict(data.get("environments") or {}))
 
 
 def apply_settings(preset: Preset, environment: str, overrides: dict) -> dict[str, dict]:

@@ -24,13 +24,16 @@ def limit_threads() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def init_worker(progress_queue=None) -> None:
-    """A pool worker: one math thread; Ctrl-C is the client's to handle; progress goes to the queue."""
+def init_worker(progress_queue=None, client_pid: int | None = None) -> None:
+    """A pool worker: one math thread; Ctrl-C is the client's to handle; progress goes to the queue;
+    the worker exits when the client process ``client_pid`` ends (see ``_lifetime``)."""
     import signal
 
+    from ._lifetime import watch_client
     from ._progress import set_pool_queue
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_client(client_pid)
     limit_threads()
     set_pool_queue(progress_queue)
 
@@ -98,15 +101,17 @@ def run_trial(trial: dict, channel=None) -> dict:
     return outcome
 
 
-def store_result(folder: str, outcome: dict) -> None:
-    """Write a trial's returned files under ``folder`` (paths validated: they come from a worker)."""
-    root = os.path.realpath(folder)
-    for rel, data in outcome.pop("files", {}).items():
-        target = os.path.realpath(os.path.join(root, rel))
-        if not target.startswith(root + os.sep) or rel.startswith("/") or ".." in rel.split("/"):
+def store_result(root: str, rel: str, outcome: dict) -> None:
+    """Write a trial's returned files under ``root/rel`` (paths validated: they come from a worker;
+    links in the experiment folder are never followed, see ``_folder``)."""
+    from ._folder import warn, write_file
+
+    for name, data in outcome.pop("files", {}).items():
+        if not isinstance(name, str) or not isinstance(data, bytes) or name.startswith("/"):
             continue
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = target + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
+        if any(p in ("", ".", "..") or "\\" in p for p in name.split("/")):
+            continue
+        try:
+            write_file(root, f"{rel}/{name}", data)
+        except OSError as exc:  # a file where the record has a folder: the other files are still kept
+            warn(f"{os.path.join(root, rel, name)} not written: {exc.strerror or exc}")

@@ -47,12 +47,13 @@ class ComponentHost:
             found = self._given if self._given is not None else _discovery.discover()
             patterns = _disabled_patterns()
             self._specs = {}
-            for spec in found:
-                if _is_disabled(spec, patterns):
-                    spec = _replace(spec, problem=f"disabled by {DISABLE_ENV}")
+            # a disabled package never takes a name from an enabled one: enabled specs claim names first
+            disabled = [_replace(s, problem=f"disabled by {DISABLE_ENV}") for s in found if _is_disabled(s, patterns)]
+            for spec in [s for s in found if not _is_disabled(s, patterns)] + disabled:
                 if spec.key in self._specs:
                     other = self._specs[spec.key]
-                    spec = _replace(spec, problem=f"duplicate name: also provided by {other.package}")
+                    if not _is_disabled(spec, patterns):
+                        spec = _replace(spec, problem=f"duplicate name: also provided by {other.package}")
                     self._specs[(spec.kind, f"{spec.key[1]}@{spec.package}")] = spec
                     continue
                 self._specs[spec.key] = spec
