@@ -129,7 +129,7 @@ def _rate(run, now: float) -> float:
 
 def _train(args) -> int:
     from ..api import train
-    from ._output import count, number
+    from ._output import count, metrics_line, number
 
     agent_ini, budget = _parse_budget(args.args)
     unit = "steps" if args.steps else "episodes"
@@ -153,6 +153,8 @@ def _train(args) -> int:
         f"mean return {number(summary['mean_return'])}, last 100 {number(summary.get('last100_mean'))}, "
         f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
     )
+    if summary.get("metrics"):
+        print(f"episode metrics: {metrics_line(summary['metrics'])}")
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
         if summary.get("checkpoint"):
@@ -195,7 +197,7 @@ def _runs(args) -> int:
 
 def _runs_show(args) -> int:
     from ..api import show_run
-    from ._output import count, dump_json, number
+    from ._output import count, dump_json, metrics_line, number
 
     info = show_run(args.run, args.agent_show or args.agent)
     if args.json_show or args.json:
@@ -228,6 +230,8 @@ def _runs_show(args) -> int:
         )
     if info.get("last100_mean") is not None:
         print(f"  last 100:   mean return {number(info['last100_mean'])}")
+    if summary.get("metrics"):
+        print(f"  metrics:    {metrics_line(summary['metrics'])}")
     print(f"  checkpoint: {info.get('checkpoint') or '-'}")
     lock = info.get("lock") or {}
     for entry in lock.get("components", []):

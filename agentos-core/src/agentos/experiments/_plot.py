@@ -6,36 +6,32 @@ import json
 import os
 
 
-def _smoothed(returns: list[float], window: int = 100) -> list[float]:
-    out, total = [], 0.0
-    for i, value in enumerate(returns):
-        total += value
-        if i >= window:
-            total -= returns[i - window]
-        out.append(total / min(i + 1, window))
-    return out
-
-
 def curves(trials: list[dict]) -> dict[str, dict[str, tuple[list, list, list]]]:
-    """environment -> label -> (x, mean, std) of the last-100 training return over seeds."""
+    """environment -> label -> (x, mean, std) over seeds of each trial's windowed mean training return
+    (:func:`agentos.learning._curves.window_stats`: windows of 100 episodes, or 1% of a long run, at
+    most 300 points, so that a long run draws a smooth band)."""
     import numpy as np
 
-    from ._summary import training_returns
+    from ..learning._curves import window_stats
+    from ._summary import agent_labels, training_returns
 
     grouped: dict[str, dict[str, list[list[float]]]] = {}
+    labels = agent_labels(str(t.get("agent")) for t in trials)
     for trial in trials:
         returns = training_returns(trial)
         if trial.get("status") != "finished" or not returns:
             continue
         settings = trial.get("settings") or {}
-        label = trial["agent"] + (" " + json.dumps(settings, sort_keys=True) if settings else "")
-        grouped.setdefault(trial["environment"], {}).setdefault(label, []).append(_smoothed(returns))
+        label = labels[str(trial.get("agent"))] + (" " + json.dumps(settings, sort_keys=True) if settings else "")
+        grouped.setdefault(trial["environment"], {}).setdefault(label, []).append(returns)
     result: dict = {}
     for env, by_label in grouped.items():
         for label, runs in by_label.items():
             n = min(len(r) for r in runs)
-            data = np.array([r[:n] for r in runs])
-            result.setdefault(env, {})[label] = (list(range(1, n + 1)), data.mean(0).tolist(), data.std(0).tolist())
+            windows = [window_stats(r[:n]) for r in runs]
+            data = np.array([mean for _, mean, _, _ in windows])
+            xs = (windows[0][0] + 1).tolist()
+            result.setdefault(env, {})[label] = (xs, data.mean(0).tolist(), data.std(0).tolist())
     return result
 
 
@@ -47,6 +43,7 @@ def plot_experiment(trials: list[dict], path: str, *, x: str = "episodes") -> st
     import matplotlib.pyplot as plt
 
     from ..errors import UsageError
+    from ..learning._curves import plain_ticks
 
     data = curves(trials)
     if not data:
@@ -59,7 +56,8 @@ def plot_experiment(trials: list[dict], path: str, *, x: str = "episodes") -> st
                             [m + s for m, s in zip(mean, std, strict=True)], color=line.get_color(), alpha=0.2)
         ax.set_title(env, usetex=False)
         ax.set_xlabel(x)
-        ax.set_ylabel("return (last 100 episodes)")
+        ax.set_ylabel("return (mean of last 100 episodes)")
+        plain_ticks(ax)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()
