@@ -148,9 +148,20 @@ def read_metric_columns(directory: str, names) -> dict[str, list[float]]:
 
 
 def plot_returns(directory: str, *, title: str = "", out: str | None = None, rates=()) -> str:
-    """Draw a run's learning curve to a PNG: the mean return of windows of at least 100 episodes with
-    the middle half of their returns as a band (:mod:`agentos.learning._curves`), and the rate
-    metrics ``rates`` (columns of returns.csv, e.g. ``reached_2048``) in percent on a second axis."""
+    """Draw a run's learning curve (:func:`returns_figure`) to a PNG, by default ``returns.png``."""
+    import matplotlib.pyplot as plt
+
+    fig = returns_figure(directory, title=title, rates=rates)
+    out = out or os.path.join(directory, PLOT_PNG)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def returns_figure(directory: str, *, title: str = "", rates=()):
+    """A run's learning curve: the mean return of windows of 100 episodes (1% of a long run) with the
+    middle half of their returns as a band (:mod:`agentos.learning._curves`), and the rate metrics
+    ``rates`` (columns of returns.csv, e.g. ``reached_2048``) in percent on a second axis."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -193,10 +204,7 @@ def plot_returns(directory: str, *, title: str = "", out: str | None = None, rat
     if handles:
         ax.legend(handles=handles, loc="upper left", fontsize=8)  # "best" searches every point: slow
     fig.tight_layout()
-    out = out or os.path.join(directory, PLOT_PNG)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return fig
 
 
 class TensorBoardTracker:

@@ -123,8 +123,10 @@ class _Reporter:
 
 
 def _rate(run, now: float) -> float:
-    """Steps per second as the run's summary counts them: since the run started (``Run.started``)."""
-    return run.steps / (now - run.started) if now > run.started else float("nan")
+    """Steps per second exactly as the run's summary counts them (``Run.steps_per_second``: from the
+    run's start to ``now``, or to its summary once it has one, so that the bar's last figure is the
+    summary's)."""
+    return run.steps_per_second(now)
 
 
 def _train(args) -> int:
