@@ -7,6 +7,7 @@ import csv
 import json
 import os
 
+import pytest
 from experiments.helpers import agentos
 
 AGENT_2048 = """\
@@ -37,7 +38,10 @@ def _table(stdout: str) -> list[str]:
     return [line for line in lines[start:] if not line.startswith("summary:")]
 
 
-def test_metrics_columns_folder_labels_and_one_order(tmp_path):
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """One experiment over two folder agents, a preset and a folder sharing a name with one of them."""
+    tmp_path = tmp_path_factory.mktemp("grid")
     exp = tmp_path / "exp"
     for name in ("zeta_agent", "alpha_agent"):
         (exp / name).mkdir(parents=True)
@@ -58,25 +62,38 @@ folder = {tmp_path / 'out'}
 """)
     ran = agentos("experiment", "run", str(sweep), "--quiet", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    table = _table(ran.stdout)
+    return tmp_path, _table(ran.stdout)
+
+
+def test_folder_agents_are_labelled_by_name_unless_two_share_it(grid):
+    tmp_path, table = grid
+    rows = [line.split()[0] for line in table[1:]]
+    assert rows == ["zeta_agent", "random", os.path.normpath(str(tmp_path / "exp" / "alpha_agent")),
+                    os.path.normpath(str(tmp_path / "other" / "alpha_agent"))]
+    assert not any("/./" in line for line in table)
+    with open(tmp_path / "out" / "summary.csv") as f:
+        assert [r["agent"] for r in csv.DictReader(f)] == rows
+
+
+def test_experiment_show_prints_the_table_of_experiment_run_in_its_order(grid):
+    tmp_path, table = grid
+    planned = [t["id"] for t in json.loads((tmp_path / "out" / "experiment.json").read_text())["trials"]]
+    assert planned != sorted(planned)  # trials are stored by id: the folder's order is not the plan's
+    shown = agentos("experiment", "show", str(tmp_path / "out"), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    measured = 2  # steps/s and wall are measured, the rest must be the same
+    assert [line.rsplit(None, measured)[0] for line in _table(shown.stdout)] == [
+        line.rsplit(None, measured)[0] for line in table]
+
+
+def test_environment_metrics_are_columns_of_the_table_and_of_summary_csv(grid):
+    tmp_path, table = grid
     header = table[0].split()
     assert header[:3] == ["agent", "environment", "settings"]
     for column in ("best_tile", "reached_2048", "reached_4096", "reached_8192"):
         assert column in header
-    rows = [line.split()[0] for line in table[1:]]
-    other = os.path.normpath(str(tmp_path / "other" / "alpha_agent"))
-    assert rows == ["zeta_agent", "random", os.path.normpath(str(exp / "alpha_agent")), other]
-    assert not any("/./" in line for line in table)
-    assert all("0.0% ± 0.0" in line for line in table[1:])  # rates in percent
-    # experiment show: the very same table, in the same order (trials are stored by hash)
-    planned = [t["id"] for t in json.loads((tmp_path / "out" / "experiment.json").read_text())["trials"]]
-    assert planned != sorted(planned)  # the order of the folder names is not the plan's
-    shown = agentos("experiment", "show", str(tmp_path / "out"), cwd=tmp_path)
-    assert shown.returncode == 0, shown.stderr
-    strip = [line.rsplit(None, 2)[0] for line in table]  # without steps/s and wall (they are measured)
-    assert [line.rsplit(None, 2)[0] for line in _table(shown.stdout)] == strip
+    assert all(line.count("0.0% ± 0.0") == 3 for line in table[1:])  # the rates, in percent
     with open(tmp_path / "out" / "summary.csv") as f:
         summary = list(csv.DictReader(f))
-    assert [r["agent"] for r in summary] == rows
     assert {r["reached_2048_mean"] for r in summary} == {"0.0"}
     assert all(float(r["best_tile_mean"]) >= 8 for r in summary)

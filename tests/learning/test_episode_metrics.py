@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentos.learning._metrics import EpisodeMetrics, parse_metrics
 from learning._helpers import GAME_2048_SARSA, make_agent, only_run
 
 
@@ -20,6 +19,8 @@ def agentos(*args, cwd) -> subprocess.CompletedProcess:
 
 
 def test_a_declaration_is_parsed_into_values_and_rates():
+    from agentos.learning._metrics import EpisodeMetrics
+
     metrics = EpisodeMetrics({"best_tile": "max_tile", "reached_2048": "max_tile >= 2048", "small": "max_tile < 64"})
     for tile in (1024, 2048, 4096, 32):
         metrics.add({"max_tile": tile, "score": 1})
@@ -42,6 +43,8 @@ def test_a_declaration_is_parsed_into_values_and_rates():
     ],
 )
 def test_a_malformed_declaration_is_refused_with_one_line(declared):
+    from agentos.learning._metrics import parse_metrics
+
     with pytest.raises(ValueError) as caught:
         parse_metrics(declared)
     assert "\n" not in str(caught.value)
@@ -88,7 +91,8 @@ package = agentos-policy-random
 
 @pytest.mark.parametrize("metrics, shown", [
     ({"end": "position", "at_goal": "goal"}, "end mean 30, max 30; at_goal mean 1, max 1"),
-    ({"end": "position", "far": "position >= 25", "near": "position < 25"}, "end mean 30, max 30; far 100.0%; near 0.0%"),
+    ({"end": "position", "far": "position >= 25", "near": "position < 25"},
+     "end mean 30, max 30; far 100.0%; near 0.0%"),
     ({"end": "open('/etc/passwd')"}, None),  # hostile: refused with one warning line, the run still finishes
 ])
 def test_a_local_environment_declares_metrics_without_importing_agentos(tmp_path, metrics, shown):
@@ -133,6 +137,7 @@ def test_2048_best_tile_and_rates_in_run_train_records_and_show(tmp_path):
 
 
 def test_the_2048_environments_declare_their_metrics():
+    from agentos.learning._metrics import EpisodeMetrics
     from agentos_env_2048 import Game2048Env
     from agentos_env_2048.vector import Game2048VectorEnv
 
