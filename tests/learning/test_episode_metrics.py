@@ -103,10 +103,10 @@ def test_a_local_environment_declares_metrics_without_importing_agentos(tmp_path
     assert "Traceback" not in result.stderr
     summary = json.loads((only_run(agent) / "run.json").read_text())["summary"]
     if shown is None:
-        assert "metrics" not in summary and "episode metrics" not in result.stdout
+        assert "metrics" not in summary and "metrics:" not in result.stdout
         assert result.stderr.count("episode metrics ignored") == 1
         return
-    assert f"episode metrics: {shown}" in result.stdout
+    assert f"metrics: {shown}" in result.stdout
     assert summary["metrics"]["end"] == {"kind": "value", "episodes": 4, "mean": 30.0, "min": 30.0, "max": 30.0}
 
 
@@ -114,11 +114,11 @@ def test_2048_best_tile_and_rates_in_run_train_records_and_show(tmp_path):
     agent = make_agent(tmp_path, GAME_2048_SARSA)
     trained = agentos("train", "30", "--seed", "0", cwd=agent)
     assert trained.returncode == 0, trained.stderr
-    assert "episode metrics: best_tile mean " in trained.stdout
+    assert "metrics: best_tile mean " in trained.stdout
     for extra in ([], ["--n-envs", "3"]):  # one environment, and the batched one (its final_info)
         result = agentos("run", "--episodes", "12", "--seed", "1", *extra, cwd=agent)
         assert result.returncode == 0, result.stderr
-        line = next(x for x in result.stdout.splitlines() if x.startswith("episode metrics:"))
+        line = next(x for x in result.stdout.splitlines() if x.startswith("metrics:"))
         assert "reached_2048 0.0%; reached_4096 0.0%; reached_8192 0.0%" in line  # rates, in percent
     for run in sorted((agent / "runs").iterdir()):
         summary = json.loads((run / "run.json").read_text())["summary"]
@@ -151,3 +151,37 @@ def test_the_2048_environments_declare_their_metrics():
 def test_the_readme_documents_the_convention():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert '"episode_metrics"' in readme and "max_tile >= 2048" in readme
+
+
+NTUPLE_TD = """\
+[environment]
+default = 2048
+
+[policy]
+default = ntuple
+
+[trainer]
+default = td
+
+[environment.2048]
+package = agentos-env-2048
+
+[policy.ntuple]
+package = agentos-policy-ntuple
+tuples = 0 1 2 3; 4 5 6 7
+
+[trainer.td]
+package = agentos-trainer-td
+"""
+
+
+def test_td_training_records_the_best_tile_of_every_game(tmp_path):
+    agent = make_agent(tmp_path, NTUPLE_TD)
+    trained = agentos("train", "25", "--seed", "0", cwd=agent)
+    assert trained.returncode == 0, trained.stderr
+    summary = json.loads((only_run(agent) / "run.json").read_text())["summary"]
+    best = summary["metrics"]["best_tile"]
+    assert best["episodes"] == 25 and 64 <= best["max"] <= 2048
+    with open(only_run(agent) / "returns.csv") as f:
+        tiles = [int(r["best_tile"]) for r in csv.DictReader(f)]
+    assert len(tiles) == 25 and max(tiles) == best["max"]

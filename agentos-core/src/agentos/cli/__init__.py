@@ -144,7 +144,7 @@ def _run(args) -> int:
         f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
     )
     if summary.get("metrics"):
-        print(f"episode metrics: {metrics_line(summary['metrics'])}")
+        print(f"metrics: {metrics_line(summary['metrics'])}")
     if summary.get("trained_by"):
         state = summary.get("trained_by_status") or "unknown"
         note = f", which was {state}: its policy is partly trained" if state != "finished" else ""

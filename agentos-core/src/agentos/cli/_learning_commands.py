@@ -150,13 +150,15 @@ def _train(args) -> int:
         summary = train(agent_ini, seed=args.seed, on_episode=on_episode, on_interrupt=on_interrupt, **kwargs)
     finally:
         reporter.close(state.get("run"))
+    metrics = f"metrics: {metrics_line(summary['metrics'])}" if summary.get("metrics") else ""
     print(
         f"{summary['status']}: {count(summary['episodes'])} episodes, {count(summary['steps'])} steps, "
         f"mean return {number(summary['mean_return'])}, last 100 {number(summary.get('last100_mean'))}, "
         f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
+        + (f"; {metrics}" if metrics and args.quiet else "")  # --quiet: the summary is one line
     )
-    if summary.get("metrics"):
-        print(f"episode metrics: {metrics_line(summary['metrics'])}")
+    if metrics and not args.quiet:
+        print(metrics)
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
         if summary.get("checkpoint"):
