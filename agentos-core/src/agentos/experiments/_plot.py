@@ -56,7 +56,7 @@ def plot_experiment(trials: list[dict], path: str, *, x: str = "episodes") -> st
                             [m + s for m, s in zip(mean, std, strict=True)], color=line.get_color(), alpha=0.2)
         ax.set_title(env, usetex=False)
         ax.set_xlabel(x)
-        ax.set_ylabel("return (mean of last 100 episodes)")
+        ax.set_ylabel("return (mean of last 100 episodes, or 1%)")
         plain_ticks(ax)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)

@@ -38,13 +38,12 @@ def window_width(n: int, window: int = WINDOW) -> int:
 
 
 def compact(value: float, _position=None) -> str:
-    """A tick label without an offset: ``950``, ``12.5k``, ``150M``, ``2G``."""
+    """A tick label without an offset: ``950``, ``2.5k``, ``150M``, ``2G``."""
     size = abs(value)
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if size >= limit:
-            text = f"{value / (limit if suffix != 'k' else 1e3):.3g}"
-            return f"{text}{suffix}"
-    return f"{value:,.6g}"
+            return f"{value / limit:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 def plain_ticks(ax) -> None:
