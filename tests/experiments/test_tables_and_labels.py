@@ -97,3 +97,37 @@ def test_environment_metrics_are_columns_of_the_table_and_of_summary_csv(grid):
         summary = list(csv.DictReader(f))
     assert {r["reached_2048_mean"] for r in summary} == {"0.0"}
     assert all(float(r["best_tile_mean"]) >= 8 for r in summary)
+
+
+def test_the_plot_has_smooth_curves_no_offset_and_a_panel_per_rate_that_moves(tmp_path):
+    import numpy as np
+    from agentos.experiments._plot import experiment_figure, plot_experiment
+
+    trials = []
+    for agent in (str(tmp_path / "exp" / "." / "ntuple_agent"), "random"):
+        for seed in range(2):
+            rng = np.random.default_rng(seed)
+            n = 20_000
+            center = np.linspace(5_000, 100_000, n) if agent != "random" else 1_100
+            returns = np.maximum(0, rng.normal(center, 9_000, n))
+            folder = tmp_path / f"trial-{len(trials)}"
+            (folder / "runs" / "r").mkdir(parents=True)
+            with open(folder / "runs" / "r" / "returns.csv", "w") as f:
+                f.write("episode,frame,return,length,seconds,best_tile,reached_2048,reached_8192\n")
+                for i, value in enumerate(returns):
+                    f.write(f"{i + 1},{i},{float(value)!r},1,0.0,1024,{int(value > 40_000)},0\n")
+            metrics = {"best_tile": {"kind": "value", "mean": 1024.0}, "reached_2048": {"kind": "rate", "mean": 0.5},
+                       "reached_8192": {"kind": "rate", "mean": 0.0}}
+            trials.append({"id": str(len(trials)), "agent": agent, "environment": "2048", "seed": seed,
+                           "status": "finished", "settings": {}, "train": {"run": "r", "metrics": metrics},
+                           "run_dir": str(folder)})
+    fig = experiment_figure(trials)
+    fig.canvas.draw()
+    shown = [ax for ax in fig.get_axes() if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == ["2048", "2048: reached_2048"]  # 8192: never reached, no panel
+    for ax in shown:
+        assert ax.xaxis.get_offset_text().get_text() == "" and ax.yaxis.get_offset_text().get_text() == ""
+        assert {t.get_text() for t in ax.get_legend().get_texts()} == {"ntuple_agent", "random"}
+        assert all(len(line.get_xdata()) <= 300 for line in ax.get_lines())
+    assert shown[1].get_ylim() == (0.0, 100.0)
+    assert os.path.getsize(plot_experiment(trials, str(tmp_path / "plot.png"))) > 10_000

@@ -18,17 +18,28 @@ TRIAL_COLUMNS = ("id", "agent", "environment", "seed", "settings", "status", "er
                  "train_return_last100", "test_return", "steps", "steps_per_second", "seconds", "run_dir")
 
 
-def training_returns(trial: dict) -> list[float]:
-    """The training returns of a trial, read from its run record's returns.csv."""
+def training_returns(trial: dict, column: str = "return") -> list[float]:
+    """The training returns of a trial (or another ``column``, such as an episode metric's, without the
+    episodes that lack it), read from its run record's returns.csv."""
     run = (trial.get("train") or {}).get("run")
     if not run or not trial.get("run_dir"):
         return []
     path = os.path.join(trial["run_dir"], "runs", str(run), "returns.csv")
     try:
         with open(path, encoding="utf-8") as f:
-            return [float(row["return"]) for row in csv.DictReader(f)]
+            return [float(row[column]) for row in csv.DictReader(f) if row.get(column) not in (None, "")]
     except (OSError, KeyError, ValueError):
         return []
+
+
+def rate_metrics(trials: list[dict]) -> list[str]:
+    """The names of the rate metrics the trials' training recorded, in first-seen order."""
+    names = {}
+    for trial in trials:
+        for name, entry in ((trial.get("train") or {}).get("metrics") or {}).items():
+            if isinstance(entry, dict) and entry.get("kind") == "rate":
+                names[str(name)] = None
+    return list(names)
 
 
 def _last100(trial: dict) -> float | None:
