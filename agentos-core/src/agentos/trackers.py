@@ -62,8 +62,11 @@ class CsvPlotTracker:
         if record is None:
             return
         f = open(record.path(RETURNS_CSV), "w", encoding="utf-8", buffering=1 << 16)
-        f.write("episode,frame,return,length,seconds\n")
-        run.extra["csv"] = {"file": f, "frame": 0, "last100": deque(maxlen=100), "started": time.perf_counter()}
+        metrics = run.extra.get("metrics")  # the environment's declared episode metrics, as extra columns
+        names = metrics.names if metrics is not None else []
+        f.write(",".join(["episode", "frame", "return", "length", "seconds", *names]) + "\n")
+        run.extra["csv"] = {"file": f, "frame": 0, "last100": deque(maxlen=100), "started": time.perf_counter(),
+                            "metrics": metrics}
 
     @hookimpl
     def agentos_episode_end(self, run, episode, episode_return, length, info):
@@ -74,9 +77,12 @@ class CsvPlotTracker:
         last100 = state["last100"]
         last100.append(episode_return)
         n = len(run.episodes)
-        state["file"].write(
-            f"{n},{state['frame']},{episode_return!r},{length},{time.perf_counter() - state['started']:.3f}\n"
-        )
+        line = f"{n},{state['frame']},{episode_return!r},{length},{time.perf_counter() - state['started']:.3f}"
+        metrics = state["metrics"]
+        if metrics is not None:
+            last = metrics.last
+            line += "".join("," if last.get(k) is None else f",{_cell(last[k])}" for k in metrics.names)
+        state["file"].write(line + "\n")
         if n % 100 == 0:
             mean, std, high, low = _stats(last100)
             with open(run.extra["record"].path(RETURNS100_CSV), "a", encoding="utf-8") as f100:
@@ -93,10 +99,17 @@ class CsvPlotTracker:
             open(record.path(RETURNS100_CSV), "w").close()
         if os.environ.get("AGENTOS_RUN_PLOT") == "0":  # experiments draw one plot for all their trials
             return
+        metrics = summary.get("metrics") if isinstance(summary, dict) else None
+        rates = [name for name, entry in (metrics or {}).items()
+                 if isinstance(entry, dict) and entry.get("kind") == "rate"]
         try:
-            plot_returns(record.directory, title=_title(record))
+            plot_returns(record.directory, title=_title(record), rates=rates)
         except Exception as exc:  # a missing matplotlib must not lose the run
             record.meta["plot_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _cell(value: float) -> str:
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def _title(record) -> str:
@@ -118,36 +131,80 @@ def read_returns(directory: str) -> tuple[list[int], list[float]]:
     return frames, returns
 
 
-def plot_returns(directory: str, *, title: str = "", out: str | None = None) -> str:
-    """Draw a run's learning curve (episode returns and their 100-episode mean) to a PNG."""
-    import matplotlib
+def read_metric_columns(directory: str, names) -> dict[str, list[float]]:
+    """Per-episode values of the episode-metric columns ``names`` of a run's returns.csv (NaN where empty)."""
+    import csv
 
-    matplotlib.use("Agg", force=False)
+    columns: dict[str, list[float]] = {name: [] for name in names}
+    with open(os.path.join(directory, RETURNS_CSV), encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for name, values in columns.items():
+                cell = row.get(name)
+                try:
+                    values.append(float(cell) if cell not in (None, "") else math.nan)
+                except ValueError:
+                    values.append(math.nan)
+    return {name: values for name, values in columns.items() if values}
+
+
+def plot_returns(directory: str, *, title: str = "", out: str | None = None, rates=()) -> str:
+    """Draw a run's learning curve (:func:`returns_figure`) to a PNG, by default ``returns.png``."""
     import matplotlib.pyplot as plt
 
-    frames, returns = read_returns(directory)
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    if frames:
-        ax.plot(frames, returns, color="tab:blue", alpha=0.25, linewidth=0.8, label="episode return")
-        window, total, means = deque(maxlen=100), 0.0, []
-        for r in returns:
-            if len(window) == window.maxlen:
-                total -= window[0]
-            window.append(r)
-            total += r
-            means.append(total / len(window))
-        ax.plot(frames, means, color="tab:blue", linewidth=2, label="mean of last 100")
-    ax.set_xlabel("steps")
-    ax.set_ylabel("return")
-    if title:
-        ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)  # "best" searches every plotted point: slow on long runs
-    fig.tight_layout()
+    fig = returns_figure(directory, title=title, rates=rates)
     out = out or os.path.join(directory, PLOT_PNG)
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def returns_figure(directory: str, *, title: str = "", rates=()):
+    """A run's learning curve: the mean return of windows of 100 episodes (1% of a long run) with the
+    middle half of their returns as a band (:mod:`agentos.learning._curves`), and the rate metrics
+    ``rates`` (columns of returns.csv, e.g. ``reached_2048``) in percent on a second axis."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .learning._curves import plain_ticks, window_stats, window_width
+
+    frames, returns = read_returns(directory)
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    handles = []
+    if frames:
+        ends, mean, low, high = window_stats(returns)
+        xs = np.asarray(frames)[ends]
+        width = window_width(len(returns))
+        handles.append(ax.fill_between(xs, low, high, color="tab:blue", alpha=0.2, linewidth=0,
+                                       label=f"middle half of {width:,} episodes"))
+        handles += ax.plot(xs, mean, color="tab:blue", linewidth=2, label=f"mean of last {width:,}")
+        rate_columns = read_metric_columns(directory, rates) if rates else {}
+        if rate_columns:
+            rate_axis = ax.twinx()
+            for (name, values), color in zip(rate_columns.items(), ("tab:red", "tab:orange", "tab:green",
+                                                                     "tab:purple", "tab:brown"), strict=False):
+                kept = np.asarray(values, dtype=float)
+                seen = ~np.isnan(kept)
+                if not seen.any():
+                    continue
+                rate_ends, rate, _, _ = window_stats(kept[seen])
+                positions = np.flatnonzero(seen)[rate_ends]
+                handles += rate_axis.plot(np.asarray(frames)[positions], 100 * rate, color=color, linewidth=1.2,
+                                          label=f"{name} (%)")
+            rate_axis.set_ylim(0, 100)
+            rate_axis.set_ylabel("episodes (%)")
+    ax.set_xlabel("steps")
+    ax.set_ylabel("return")
+    plain_ticks(ax)
+    if title:
+        ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    if handles:
+        ax.legend(handles=handles, loc="upper left", fontsize=8)  # "best" searches every point: slow
+    fig.tight_layout()
+    return fig
 
 
 class TensorBoardTracker:
@@ -220,6 +277,10 @@ def register_builtin_trackers(pm=None) -> None:
     pm = pm or get_plugin_manager()
     if not pm.has_plugin("agentos-record"):
         pm.register(RecordAttacher(), name="agentos-record")
+    if not pm.has_plugin("episode-metrics"):
+        from .learning._metrics import EpisodeMetricsTracker
+
+        pm.register(EpisodeMetricsTracker(), name="episode-metrics")
     if not pm.has_plugin("csv") and not _disabled("csv"):
         pm.register(CsvPlotTracker(), name="csv")
     if not pm.has_plugin("tensorboard") and not _disabled("tensorboard"):

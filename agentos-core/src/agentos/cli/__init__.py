@@ -118,7 +118,7 @@ def _init(args) -> int:
 
 def _run(args) -> int:
     from ..api import run
-    from ._output import count, number
+    from ._output import count, metrics_line, number
 
     def on_episode(run_state, result):
         n = len(run_state.episodes)
@@ -143,6 +143,8 @@ def _run(args) -> int:
         f"(min {number(summary['min_return'])}, max {number(summary['max_return'])}), "
         f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
     )
+    if summary.get("metrics"):
+        print(f"metrics: {metrics_line(summary['metrics'])}")
     if summary.get("trained_by"):
         state = summary.get("trained_by_status") or "unknown"
         note = f", which was {state}: its policy is partly trained" if state != "finished" else ""

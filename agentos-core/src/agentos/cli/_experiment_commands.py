@@ -101,17 +101,29 @@ def _fmt(mean, std) -> str:
     return "-" if mean is None else f"{number(mean)} ± {number(std or 0.0)}"
 
 
+def _fmt_metric(entry: dict | None) -> str:
+    """An episode metric over seeds: a rate as ``94.7% ± 1.2``, a value as ``1,843.20 ± 80.00``."""
+    if not entry or entry.get("mean") is None:
+        return "-"
+    if entry.get("kind") == "rate":
+        return f"{100 * entry['mean']:.1f}% ± {100 * (entry.get('std') or 0.0):.1f}"
+    return _fmt(entry["mean"], entry.get("std"))
+
+
 def print_table(result) -> None:
     from ._output import number, table
 
+    rows = result.table()
+    names = list(dict.fromkeys(name for row in rows for name in (row.get("metrics") or {})))
     rows = [{**row, "train": _fmt(row["train_return_mean"], row["train_return_std"]),
              "test": _fmt(row["test_return_mean"], row["test_return_std"]),
              "sps": "-" if row["steps_per_second"] is None else number(row["steps_per_second"]),
-             "wall": f"{row['wall_seconds']:.1f}s", "settings": "" if row["settings"] == "{}" else row["settings"]}
-            for row in result.table()]
+             "wall": f"{row['wall_seconds']:.1f}s", "settings": "" if row["settings"] == "{}" else row["settings"],
+             **{f"metric:{name}": _fmt_metric((row.get("metrics") or {}).get(name)) for name in names}}
+            for row in rows]
     table(rows, [("agent", "agent"), ("environment", "environment"), ("settings", "settings"), ("seeds", "seeds"),
-                 ("train", "train return (last 100)"), ("test", "test return"), ("sps", "steps/s"),
-                 ("wall", "wall")])
+                 ("train", "train return (last 100)"), ("test", "test return"),
+                 *((f"metric:{name}", name) for name in names), ("sps", "steps/s"), ("wall", "wall")])
     for trial in result.failed():
         print(f"failed: {trial['agent']} {trial['environment']} seed={trial['seed']}: {trial.get('error', '')}")
 

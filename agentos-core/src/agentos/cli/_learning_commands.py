@@ -123,13 +123,15 @@ class _Reporter:
 
 
 def _rate(run, now: float) -> float:
-    """Steps per second as the run's summary counts them: since the run started (``Run.started``)."""
-    return run.steps / (now - run.started) if now > run.started else float("nan")
+    """Steps per second exactly as the run's summary counts them (``Run.steps_per_second``: from the
+    run's start to ``now``, or to its summary once it has one, so that the bar's last figure is the
+    summary's)."""
+    return run.steps_per_second(now)
 
 
 def _train(args) -> int:
     from ..api import train
-    from ._output import count, number
+    from ._output import count, metrics_line, number
 
     agent_ini, budget = _parse_budget(args.args)
     unit = "steps" if args.steps else "episodes"
@@ -148,11 +150,15 @@ def _train(args) -> int:
         summary = train(agent_ini, seed=args.seed, on_episode=on_episode, on_interrupt=on_interrupt, **kwargs)
     finally:
         reporter.close(state.get("run"))
+    metrics = f"metrics: {metrics_line(summary['metrics'])}" if summary.get("metrics") else ""
     print(
         f"{summary['status']}: {count(summary['episodes'])} episodes, {count(summary['steps'])} steps, "
         f"mean return {number(summary['mean_return'])}, last 100 {number(summary.get('last100_mean'))}, "
         f"{number(summary['steps_per_second'])} steps/s, seed {summary.get('seed')}"
+        + (f"; {metrics}" if metrics and args.quiet else "")  # --quiet: the summary is one line
     )
+    if metrics and not args.quiet:
+        print(metrics)
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
         if summary.get("checkpoint"):
@@ -195,7 +201,7 @@ def _runs(args) -> int:
 
 def _runs_show(args) -> int:
     from ..api import show_run
-    from ._output import count, dump_json, number
+    from ._output import count, dump_json, metrics_line, number
 
     info = show_run(args.run, args.agent_show or args.agent)
     if args.json_show or args.json:
@@ -228,6 +234,8 @@ def _runs_show(args) -> int:
         )
     if info.get("last100_mean") is not None:
         print(f"  last 100:   mean return {number(info['last100_mean'])}")
+    if summary.get("metrics"):
+        print(f"  metrics:    {metrics_line(summary['metrics'])}")
     print(f"  checkpoint: {info.get('checkpoint') or '-'}")
     lock = info.get("lock") or {}
     for entry in lock.get("components", []):

@@ -30,3 +30,25 @@ def number(value: float | None) -> str:
 def count(value: int | None) -> str:
     """Counts (episodes, steps): thousands separators, no decimals."""
     return "-" if value is None else f"{int(value):,}"
+
+
+def _metric_number(value: float) -> str:
+    return count(value) if float(value).is_integer() else number(value)
+
+
+def metrics_line(metrics) -> str:
+    """A summary's episode metrics on one line: ``best_tile mean 1,843.20, max 4,096; reached_2048 94.7%``
+    (rates as percentages; '' when the environment declares none)."""
+    if not isinstance(metrics, dict):
+        return ""
+    parts = []
+    for name, entry in metrics.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("mean"), (int, float)):
+            parts.append(f"{name} -")
+        elif entry.get("kind") == "rate":
+            parts.append(f"{name} {100 * entry['mean']:.1f}%")
+        else:
+            high = entry.get("max")
+            parts.append(f"{name} mean {_metric_number(entry['mean'])}"
+                         + (f", max {_metric_number(high)}" if isinstance(high, (int, float)) else ""))
+    return "; ".join(parts)

@@ -24,14 +24,30 @@ class Run:
     episodes: list[EpisodeResult] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     extra: dict = field(default_factory=dict)  # trackers keep their state here
+    #: When the run's summary was made (``perf_counter``); the clock of steps/s stops there.
+    ended: float | None = None
 
     @property
     def steps(self) -> int:
         return sum(e.length for e in self.episodes)
 
+    def seconds(self, now: float | None = None) -> float:
+        """Seconds from the start of the run to ``now`` (to its summary, once it has one)."""
+        end = self.ended if self.ended is not None else (time.perf_counter() if now is None else now)
+        return end - self.started
+
+    def steps_per_second(self, now: float | None = None) -> float:
+        """The one definition of steps/s, for the progress bar and the summary alike: the steps of
+        the episodes so far over :meth:`seconds`."""
+        elapsed = self.seconds(now)
+        return self.steps / elapsed if elapsed > 0 else float("nan")
+
     def summary(self, status: str = "finished") -> dict:
+        """The run's figures; the first call stops its clock (a later progress line shows the same rate)."""
+        if self.ended is None:
+            self.ended = time.perf_counter()
         returns = [e.episode_return for e in self.episodes]
-        elapsed = time.perf_counter() - self.started
+        elapsed = self.seconds()
         n = len(returns)
         mean = sum(returns) / n if n else float("nan")
         std = math.sqrt(sum((r - mean) ** 2 for r in returns) / n) if n else float("nan")
@@ -47,7 +63,7 @@ class Run:
             "max_return": max(returns) if returns else float("nan"),
             "last100_mean": last100_mean(returns),
             "seconds": elapsed,
-            "steps_per_second": self.steps / elapsed if elapsed > 0 else float("nan"),
+            "steps_per_second": self.steps_per_second(),
         }
 
 

@@ -7,7 +7,10 @@ class Trainer:
     """Learning algorithms live in trainers; ``train`` changes ``policy`` in place.
 
     ``callback(episode_return, length)`` is called at the end of every episode so that the host can
-    report progress and record the run; a trainer stops early when it returns False.
+    report progress and record the run; a trainer stops early when it returns False. A trainer that
+    has the episode's final ``info`` passes it too when the callback accepts it (the host's does),
+    ``callback(episode_return, length, info=info)``: the environment's declared episode metrics
+    (``metadata["episode_metrics"]``) are read from it.
     """
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):

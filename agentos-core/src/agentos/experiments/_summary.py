@@ -8,6 +8,7 @@ import json
 import math
 import os
 import statistics
+from collections import Counter
 
 from ..config import atomic_write
 
@@ -17,17 +18,28 @@ TRIAL_COLUMNS = ("id", "agent", "environment", "seed", "settings", "status", "er
                  "train_return_last100", "test_return", "steps", "steps_per_second", "seconds", "run_dir")
 
 
-def training_returns(trial: dict) -> list[float]:
-    """The training returns of a trial, read from its run record's returns.csv."""
+def training_returns(trial: dict, column: str = "return") -> list[float]:
+    """The training returns of a trial (or another ``column``, such as an episode metric's, without the
+    episodes that lack it), read from its run record's returns.csv."""
     run = (trial.get("train") or {}).get("run")
     if not run or not trial.get("run_dir"):
         return []
     path = os.path.join(trial["run_dir"], "runs", str(run), "returns.csv")
     try:
         with open(path, encoding="utf-8") as f:
-            return [float(row["return"]) for row in csv.DictReader(f)]
+            return [float(row[column]) for row in csv.DictReader(f) if row.get(column) not in (None, "")]
     except (OSError, KeyError, ValueError):
         return []
+
+
+def rate_metrics(trials: list[dict]) -> list[str]:
+    """The names of the rate metrics the trials' training recorded, in first-seen order."""
+    names = {}
+    for trial in trials:
+        for name, entry in ((trial.get("train") or {}).get("metrics") or {}).items():
+            if isinstance(entry, dict) and entry.get("kind") == "rate":
+                names[str(name)] = None
+    return list(names)
 
 
 def _last100(trial: dict) -> float | None:
@@ -39,18 +51,45 @@ def _last100(trial: dict) -> float | None:
     return statistics.fmean(returns[-100:]) if returns else None
 
 
+def agent_label(agent: str) -> str:
+    """How a table or a plot names an agent: a preset by its name, a folder by its normalized path
+    (``/tmp/exp/./my_agent`` -> ``my_agent``: the folder's name, see :func:`agent_labels`)."""
+    agent = str(agent)
+    if "/" not in agent and os.sep not in agent:
+        return agent
+    return os.path.normpath(agent)
+
+
+def agent_labels(agents) -> dict[str, str]:
+    """agent -> label: a folder by its name, unless another agent shares that name (then its path)."""
+    paths = {agent: agent_label(agent) for agent in set(agents)}
+    uses = Counter(os.path.basename(path) for path in set(paths.values()))
+    return {agent: os.path.basename(path) if path != os.path.basename(path) and uses[os.path.basename(path)] == 1
+            else path for agent, path in paths.items()}
+
+
+def trial_metrics(trial: dict) -> dict:
+    """The environment's episode metrics of a trial: of its test episodes, else of its training."""
+    for phase in ("test", "train"):
+        metrics = (trial.get(phase) or {}).get("metrics")
+        if isinstance(metrics, dict) and metrics:
+            return {str(name): entry for name, entry in metrics.items() if isinstance(entry, dict)}
+    return {}
+
+
 def _trial_row(trial: dict) -> dict:
     train, test = trial.get("train") or {}, trial.get("test") or {}
     steps = (train.get("steps") or 0) + (test.get("steps") or 0)
     busy = (train.get("seconds") or 0) + (test.get("seconds") or 0)
     return {
-        "id": trial["id"], "agent": trial["agent"], "environment": trial["environment"], "seed": trial["seed"],
+        "id": trial["id"], "agent": agent_label(trial["agent"]), "environment": trial["environment"],
+        "seed": trial["seed"],
         "settings": json.dumps(trial.get("settings") or {}, sort_keys=True), "status": trial["status"],
         "error": trial.get("error", ""), "attempts": trial.get("attempts", 1),
         "train_return_last100": _last100(trial),
         "test_return": test.get("mean_return"), "steps": steps,
         "steps_per_second": steps / busy if busy else None, "seconds": trial.get("seconds"),
-        "run_dir": trial.get("run_dir", ""),
+        "run_dir": trial.get("run_dir", ""), "metrics": trial_metrics(trial),
     }
 
 
@@ -61,16 +100,37 @@ def _mean_std(values) -> tuple[float | None, float | None]:
     return statistics.fmean(values), statistics.pstdev(values) if len(values) > 1 else 0.0
 
 
+def _aggregate_metrics(rows: list[dict]) -> dict:
+    """name -> {kind, mean, std} over the rows (seeds) of the per-trial metric means."""
+    out: dict = {}
+    for row in rows:
+        for name, entry in (row.get("metrics") or {}).items():
+            out.setdefault(name, {"kind": entry.get("kind"), "values": []})["values"].append(entry.get("mean"))
+    for entry in out.values():
+        entry["mean"], entry["std"] = _mean_std(entry.pop("values"))
+    return out
+
+
+def metric_columns(table: list[dict]) -> list[str]:
+    """The CSV columns of the episode metrics in ``table`` (``<name>_mean``, ``<name>_std``), in first-seen order."""
+    names = dict.fromkeys(name for row in table for name in (row.get("metrics") or {}))
+    return [f"{name}_{stat}" for name in names for stat in ("mean", "std")]
+
+
 def aggregate(rows: list[dict]) -> list[dict]:
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["agent"], row["environment"], row["settings"]), []).append(row)
+    labels = agent_labels(row["agent"] for row in rows)
     table = []
     for (agent, env, settings), members in groups.items():
         ok = [r for r in members if r["status"] == "finished"]
         train = _mean_std(r["train_return_last100"] for r in ok)
         test = _mean_std(r["test_return"] for r in ok)
-        table.append({"agent": agent, "environment": env, "settings": settings, "seeds": len(ok),
+        metrics = _aggregate_metrics(ok)
+        table.append({"agent": labels[agent], "environment": env, "settings": settings, "seeds": len(ok),
+                      "metrics": metrics,
+                      **{f"{name}_{stat}": entry[stat] for name, entry in metrics.items() for stat in ("mean", "std")},
                       "failed": len(members) - len(ok), "train_return_mean": train[0], "train_return_std": train[1],
                       "test_return_mean": test[0], "test_return_std": test[1],
                       "steps_per_second": _mean_std(r["steps_per_second"] for r in ok)[0],
@@ -105,7 +165,8 @@ class ExperimentResult:
 
     @classmethod
     def load(cls, folder: str) -> ExperimentResult:
-        """The trials recorded in an experiment folder (finished or failed)."""
+        """The trials recorded in an experiment folder (finished or failed), in the order of the
+        experiment's plan (``experiment.json``), as ``run`` lists them."""
         from ..errors import UsageError
 
         folder = os.path.abspath(folder)
@@ -121,7 +182,19 @@ class ExperimentResult:
                 continue
             trial["run_dir"] = os.path.join(trials_dir, name)  # the folder may have moved
             trials.append(trial)
+        order = _planned_order(folder)
+        trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
         return cls(folder, trials)
+
+
+def _planned_order(folder: str) -> dict[str, int]:
+    """trial id -> its place in the plan that ``experiment.json`` lists (empty when unreadable)."""
+    try:
+        with open(os.path.join(folder, "experiment.json"), encoding="utf-8") as f:
+            planned = json.load(f).get("trials")
+        return {str(t["id"]): i for i, t in enumerate(planned) if isinstance(t, dict) and "id" in t}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
 
 
 def write_summary(folder: str, trials, outcomes: dict, seconds: float) -> ExperimentResult:
@@ -130,7 +203,7 @@ def write_summary(folder: str, trials, outcomes: dict, seconds: float) -> Experi
     result = ExperimentResult(folder, done, seconds)
     rows = [_trial_row(t) for t in done]
     table = aggregate(rows)
-    atomic_write(os.path.join(folder, "summary.csv"), _csv(table, TABLE_COLUMNS))
+    atomic_write(os.path.join(folder, "summary.csv"), _csv(table, TABLE_COLUMNS + tuple(metric_columns(table))))
     atomic_write(os.path.join(folder, "trials.csv"), _csv(rows, TRIAL_COLUMNS))
     atomic_write(os.path.join(folder, "summary.json"), json.dumps(
         {"total": len(trials), "done": len(done), "seconds": seconds, "table": table, "trials": rows},

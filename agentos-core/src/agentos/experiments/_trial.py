@@ -52,7 +52,7 @@ def _collect(folder: str) -> dict[str, bytes]:
 
 def _brief(summary: dict | None) -> dict | None:
     keys = ("status", "episodes", "steps", "mean_return", "std_return", "last100_mean", "seconds",
-            "steps_per_second", "run")
+            "steps_per_second", "run", "metrics")
     return {k: summary.get(k) for k in keys} if summary else None
 
 

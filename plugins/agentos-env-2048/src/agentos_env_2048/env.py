@@ -40,6 +40,15 @@ def _with_python_types(kernel):
     return step
 
 
+#: Per-episode metrics, each the final ``info`` key it is read from (a test makes it a rate).
+EPISODE_METRICS: dict[str, str] = {
+    "best_tile": "max_tile",
+    "reached_2048": "max_tile >= 2048",
+    "reached_4096": "max_tile >= 4096",
+    "reached_8192": "max_tile >= 8192",
+}
+
+
 class Game2048Env(gym.Env[np.ndarray, int]):
     """The 2048 sliding-tile game on a 4x4 board.
 
@@ -63,7 +72,11 @@ class Game2048Env(gym.Env[np.ndarray, int]):
     first environment is made), with the same rules and draws.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    #: ``episode_metrics``: what AgentOS records per episode, read from the final ``info`` (the README's
+    #: "environment metrics" convention): the best tile, and whether it reached 2048, 4096, 8192.
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"], "render_fps": 4, "episode_metrics": EPISODE_METRICS,
+    }
     #: The batched twin (``agentos run --n-envs N`` and ``gymnasium.make_vec`` build it).
     vector_entry_point: ClassVar[str] = "agentos_env_2048.vector:Game2048VectorEnv"
 

@@ -20,12 +20,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from agentos_env_2048 import _kernels
+from agentos_env_2048.env import EPISODE_METRICS
 
 
 class Game2048VectorEnv(VectorEnv):
     """``num_envs`` 2048 boards; observations (N, 4, 4) uint8, actions (N,) in 0-3."""
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [],
+                                "episode_metrics": EPISODE_METRICS}
 
     def __init__(self, num_envs: int = 1, max_steps: int | None = None, illegal_move_reward: float = 0.0,
                  render_mode: str | None = None, max_episode_steps: int | None = None):

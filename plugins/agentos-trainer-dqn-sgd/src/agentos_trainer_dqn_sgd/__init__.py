@@ -55,6 +55,17 @@ class ReplayBuffer:
         return self.obs[idx], self.actions[idx], self.rewards[idx], self.next_obs[idx], self.dones[idx]
 
 
+def _takes_info(callback) -> bool:
+    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)
+
+
 class DQNTrainer(Trainer):
     """DQN with a replay buffer and a target network; see the module docstring for the settings."""
 
@@ -174,10 +185,11 @@ class DQNTrainer(Trainer):
         done_episodes = taken = 0
         policy.reset()
         episode_return, length = 0.0, 0
+        with_info = callback is not None and _takes_info(callback)
         try:
             while done_episodes < max_episodes and taken < max_steps:
                 action = act(observation, self.epsilon(self.total_steps))
-                next_observation, reward, terminated, truncated, _ = step_env(start + action)
+                next_observation, reward, terminated, truncated, info = step_env(start + action)
                 add(observation, action, self._reward(reward), next_observation, terminated)
                 observation = next_observation
                 episode_return += reward
@@ -192,7 +204,8 @@ class DQNTrainer(Trainer):
                     self.target.load_state_dict(net.state_dict())
                 if terminated or truncated:
                     done_episodes += 1
-                    stop = callback is not None and callback(episode_return, length) is False
+                    extra = {"info": info} if with_info else {}
+                    stop = callback is not None and callback(episode_return, length, **extra) is False
                     if stop:
                         break
                     observation, _ = environment.reset()

@@ -8,6 +8,17 @@ import numpy as np
 from agentos import Trainer
 
 
+def _takes_info(callback) -> bool:
+    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)
+
+
 class TDTrainer(Trainer):
     """TD(0) on afterstates (Szubert & Jaskowski 2014) for the ``ntuple`` policy on 2048.
 
@@ -18,7 +29,8 @@ class TDTrainer(Trainer):
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
     rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
     makes a million moves a second possible.  The environment must be ``agentos-env-2048``'s.
-    ``callback(score, moves)`` is called after every game.
+    ``callback(score, moves, info={"score", "max_tile"})`` is called after every game (the final
+    ``info`` the environment would give, for its episode metrics).
     """
 
     def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None):
@@ -53,11 +65,15 @@ class TDTrainer(Trainer):
         games = moves = 0
         max_games = episodes if episodes is not None else float("inf")
         max_moves = steps if steps is not None else float("inf")
+        with_info = callback is not None and _takes_info(callback)
         while games < max_games and moves < max_moves:
             moves += train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
                                  tables, score, top, length)
             games += 1
-            if callback is not None and callback(float(score[0]), int(length[0])) is False:
+            if callback is None:
+                continue
+            extra = {"info": {"score": int(score[0]), "max_tile": 1 << int(top[0])}} if with_info else {}
+            if callback(float(score[0]), int(length[0]), **extra) is False:
                 break
         return games
 
