@@ -173,15 +173,7 @@ class ExperimentResult:
         trials_dir = os.path.join(folder, "trials")
         if not os.path.isdir(trials_dir):
             raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
-        trials = []
-        for name in sorted(os.listdir(trials_dir)):
-            try:
-                with open(os.path.join(trials_dir, name, "trial.json"), encoding="utf-8") as f:
-                    trial = json.load(f)
-            except (OSError, ValueError):
-                continue
-            trial["run_dir"] = os.path.join(trials_dir, name)  # the folder may have moved
-            trials.append(trial)
+        trials, _skipped = load_trials(folder)  # malformed records are left out, each with one warning line
         order = _planned_order(folder)
         trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
         return cls(folder, trials)
