@@ -273,11 +273,11 @@ def test_from_run_never_executes_what_a_received_run_names(learning_venv, tmp_pa
     )
     result = learning_venv.agentos("run", "--from-run", folder, "-n", "1", "--force", cwd=corridor_agent)
     assert result.returncode == 2
-    assert "does not list (environment corridor, agent evil)" in _one_line_error(result)
+    assert "agent.evil: source = 'os:system' is neither a file" in _one_line_error(result)
     assert not marker.exists()
 
 
-def test_source_must_be_a_file_in_the_agent_folder_or_a_class(learning_venv, tmp_path, corridor_agent):
+def test_source_must_be_a_file_in_the_agent_folder_or_an_installed_component(learning_venv, tmp_path, corridor_agent):
     marker = tmp_path / "pwned"
     (tmp_path / "outside.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Outside: pass\n")
     ini = corridor_agent / "agent.ini"
@@ -288,5 +288,5 @@ def test_source_must_be_a_file_in_the_agent_folder_or_a_class(learning_venv, tmp
     assert not marker.exists()
     ini.write_text(base + f"\n[agent]\ndefault = evil\n\n[agent.evil]\nsource = os:system\ncommand = touch {marker}\n")
     result = learning_venv.agentos("run", "-n", "1", cwd=corridor_agent)
-    assert result.returncode == 2 and "is not a class" in _one_line_error(result)
+    assert result.returncode == 2 and "nor an entry point of an installed component" in _one_line_error(result)
     assert not marker.exists()
