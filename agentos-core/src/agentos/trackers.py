@@ -142,7 +142,8 @@ def plot_returns(directory: str, *, title: str = "", out: str | None = None) -> 
     if title:
         ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)  # "best" searches every plotted point: slow on long runs
+    if frames:  # (a run with no episode has nothing to label)
+        ax.legend(loc="lower right", fontsize=8)  # "best" searches every plotted point: slow on long runs
     fig.tight_layout()
     out = out or os.path.join(directory, PLOT_PNG)
     fig.savefig(out)

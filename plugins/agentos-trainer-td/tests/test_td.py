@@ -139,3 +139,19 @@ def test_the_plain_python_path_learns_exactly_like_the_compiled_one():
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2
+
+
+# -- issue 18 point 10: diverging weights stop training at once, with what to do
+def test_diverging_weights_stop_training_beside_a_converging_twin():
+    from agentos import AgentOSError
+
+    env = Game2048Env()
+    policy = NTuplePolicy(env.observation_space, env.action_space, tuples="0 1 2 3; 4 5 6 7")
+    with pytest.raises(AgentOSError, match=r"td: the weights diverged .* lower alpha \(now 10\)"):
+        TDTrainer(alpha=10.0, seed=1).train(policy, env, episodes=200)
+    twin = NTuplePolicy(env.observation_space, env.action_space, tuples="0 1 2 3; 4 5 6 7")
+    assert TDTrainer(alpha=0.1, seed=1).train(twin, env, episodes=200) == 200
+    assert np.isfinite(twin.weights).all() and twin.weights.any()
+    twin.weights[7] = np.nan  # handed a policy whose weights are not numbers: refused before training
+    with pytest.raises(AgentOSError, match="1 weights are NaN or Inf before training"):
+        TDTrainer(alpha=0.1, seed=1).train(twin, env, episodes=1)

@@ -224,10 +224,14 @@ def run(
     fresh: bool = False,
     n_envs: int = 1,
     vector_mode: str = "sync",
+    max_episode_steps: int | None = None,
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
 
     ``n_envs > 1`` steps that many environments together (see :mod:`agentos.learning._vector`).
+    ``max_episode_steps`` ends an episode the environment has not ended after that many steps (the
+    summary counts them in ``episodes_cut``); by default the environment's own limit
+    (``spec.max_episode_steps``) or else :data:`DEFAULT_MAX_EPISODE_STEPS`.
 
     ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
     its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
@@ -244,6 +248,8 @@ def run(
         raise UsageError("--episodes must be at least 1")
     if n_envs < 1:
         raise UsageError("--n-envs must be at least 1")
+    if max_episode_steps is not None and max_episode_steps < 1:
+        raise UsageError("--max-episode-steps must be at least 1")
     if from_run and checkpoint:
         raise UsageError("give --from-run or --checkpoint, not both")
     path = agent_ini_path(agent_ini, "agentos run PATH")
@@ -289,6 +295,7 @@ def run(
         _require_components(agent, path)
         if checkpoint is not None:
             _load_checkpoint(agent.policy, checkpoint, trained_by)
+        max_episode_steps = max_episode_steps or episode_step_limit(agent.environment)
         rec = None
         if record:
             rec = _start_record(
@@ -302,6 +309,7 @@ def run(
                     "trained_by": trained_by.id if trained_by else None,
                     "checkpoint": os.path.abspath(checkpoint) if checkpoint else None,
                     "force": force,
+                    "max_episode_steps": max_episode_steps,
                 },
             )
         if rec is not None:
@@ -317,10 +325,14 @@ def run(
                 from ._vector import run_batched
 
                 summary = run_batched(
-                    context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path, on_episode=on_episode
+                    context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path, on_episode=on_episode,
+                    max_episode_steps=max_episode_steps,
                 )
             else:
-                summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+                summary = run_agent(
+                    agent, episodes, seed=seed, config_path=path, on_episode=on_episode,
+                    max_episode_steps=max_episode_steps,
+                )
         except BaseException as exc:
             if rec is not None:
                 rec.fail(_one_line(exc), "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed")
@@ -337,6 +349,21 @@ def run(
         return summary
     finally:
         context.close()
+
+
+#: The step limit of an episode in ``agentos run`` when neither ``--max-episode-steps`` nor the
+#: environment (``spec.max_episode_steps``) gives one: far beyond any real 2048 game (about 20,000
+#: moves reach 16384) and a few seconds of a stuck policy on a fast environment.
+DEFAULT_MAX_EPISODE_STEPS = 100_000
+
+
+def episode_step_limit(environment) -> int:
+    """The environment's own episode limit (Gymnasium's ``spec.max_episode_steps``), else the default."""
+    spec = getattr(environment, "spec", None)
+    limit = getattr(spec, "max_episode_steps", None)
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit
+    return DEFAULT_MAX_EPISODE_STEPS
 
 
 def latest_training(context):
@@ -358,6 +385,8 @@ def latest_training(context):
     for rec in reversed(list_records(runs_dir(context.config))):
         checkpoint = rec.checkpoint_path()
         if rec.meta.get("mode") != "train" or not checkpoint or not os.path.isfile(checkpoint):
+            continue
+        if rec.meta.get("status") == "failed":  # (diverged weights, a crash): not a policy to play
             continue
         try:
             with open(rec.path("agent.ini"), encoding="utf-8") as f:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from agentos import Trainer
+from agentos import AgentOSError, Trainer
+
+
+class DivergedError(AgentOSError):
+    """The value network's weights stopped being finite numbers (NaN or Inf)."""
 
 
 class TDTrainer(Trainer):
@@ -53,13 +57,28 @@ class TDTrainer(Trainer):
         games = moves = 0
         max_games = episodes if episodes is not None else float("inf")
         max_moves = steps if steps is not None else float("inf")
+        self._check_finite(policy, "before training")
         while games < max_games and moves < max_moves:
-            moves += train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
-                                 tables, score, top, length)
+            made = train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
+                               tables, score, top, length)
+            if made < 0:
+                self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
+            moves += made
             games += 1
             if callback is not None and callback(float(score[0]), int(length[0])) is False:
                 break
+        self._check_finite(policy, f"after {games:,} games")
         return games
+
+    def _check_finite(self, policy, when: str) -> None:
+        bad = int(np.count_nonzero(~np.isfinite(policy.weights)))
+        if bad:
+            self._diverged(f"{bad:,} weights are NaN or Inf {when}")
+
+    def _diverged(self, what: str):
+        raise DivergedError(
+            f"td: the weights diverged ({what}); lower alpha (now {self.alpha:g}) and train again"
+        )
 
     def _coherence_accumulators(self, policy) -> tuple[np.ndarray, np.ndarray]:
         """TC's per-weight sums of errors and of absolute errors (kept across ``train`` calls)."""
