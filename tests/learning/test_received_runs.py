@@ -50,11 +50,14 @@ def test_received_runs_naming_the_agents_own_code_still_run(learning_venv, tmp_p
     played = learning_venv.agentos("run", "--from-run", str(received), "-n", "2", cwd=agent)
     assert played.returncode == 0, played.stderr
     assert "mean return -9.00" in played.stdout
+    continued = learning_venv.agentos("train", "5", "--quiet", "--from-run", str(received), cwd=agent)
+    assert continued.returncode == 0, continued.stderr  # and training goes on from it
 
 
+@pytest.mark.parametrize("command", [["run", "-n", "1"], ["train", "5"]])
 @pytest.mark.parametrize("constructor", ["popen", "file_handler"])
 def test_a_received_run_cannot_construct_other_classes_even_with_force(
-    learning_venv, tmp_path, local_agent, constructor
+    learning_venv, tmp_path, local_agent, constructor, command
 ):
     received = _trained_and_received(learning_venv, tmp_path, local_agent, "received")
     marker, victim = tmp_path / "pwned", tmp_path / "precious.txt"
@@ -68,7 +71,7 @@ def test_a_received_run_cannot_construct_other_classes_even_with_force(
     # the lock lists "agent mine" (so the lock check alone does not stop it) and --force accepts any
     # difference in hashes: only the source allowlist stands in the way
     assert any(e["kind"] == "agent" for e in json.loads((received / "lock.json").read_text())["components"])
-    result = learning_venv.agentos("run", "--from-run", str(received), "-n", "1", "--force", cwd=local_agent)
+    result = learning_venv.agentos(*command, "--from-run", str(received), "--force", cwd=local_agent)
     time.sleep(0.5)  # a started shell would have touched the marker by now
     assert result.returncode == 2
     line = _one_line_error(result)
