@@ -273,11 +273,11 @@ def test_from_run_never_executes_what_a_received_run_names(learning_venv, tmp_pa
     )
     result = learning_venv.agentos("run", "--from-run", folder, "-n", "1", "--force", cwd=corridor_agent)
     assert result.returncode == 2
-    assert "does not list (environment corridor, agent evil)" in _one_line_error(result)
+    assert "agent.evil: source = 'os:system' is neither a file" in _one_line_error(result)
     assert not marker.exists()
 
 
-def test_source_must_be_a_file_in_the_agent_folder_or_a_class(learning_venv, tmp_path, corridor_agent):
+def test_source_must_be_a_file_in_the_agent_folder_or_an_installed_component(learning_venv, tmp_path, corridor_agent):
     marker = tmp_path / "pwned"
     (tmp_path / "outside.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Outside: pass\n")
     ini = corridor_agent / "agent.ini"
@@ -288,5 +288,92 @@ def test_source_must_be_a_file_in_the_agent_folder_or_a_class(learning_venv, tmp
     assert not marker.exists()
     ini.write_text(base + f"\n[agent]\ndefault = evil\n\n[agent.evil]\nsource = os:system\ncommand = touch {marker}\n")
     result = learning_venv.agentos("run", "-n", "1", cwd=corridor_agent)
-    assert result.returncode == 2 and "is not a class" in _one_line_error(result)
+    assert result.returncode == 2 and "nor an entry point of an installed component" in _one_line_error(result)
     assert not marker.exists()
+
+
+# -- issue 18 point 10: no policy can hang a run; diverging weights stop training with one line
+STUCK_2048 = """\
+[environment]
+default = 2048
+[policy]
+default = {policy}
+[environment.2048]
+package = agentos-env-2048
+[policy.up]
+source = up.py:AlwaysUp
+[policy.random]
+package = agentos-policy-random
+"""
+
+
+def _stuck_agent(tmp_path, policy: str):
+    agent = make_agent(tmp_path, STUCK_2048.format(policy=policy), name=f"stuck_{policy}")
+    # "up" until up is illegal, then "up" for ever: the board never changes again
+    (agent / "up.py").write_text("from agentos import Policy\n\n\nclass AlwaysUp(Policy):\n"
+                                 "    def decide(self, observation):\n        return 0\n")
+    return agent
+
+
+def test_a_policy_that_makes_no_progress_ends_its_episodes(learning_venv, tmp_path):
+    agent = _stuck_agent(tmp_path, "up")
+    result = learning_venv.agentos("run", "-n", "2", "--seed", "0", cwd=agent, timeout=120)  # hung before
+    assert result.returncode == 0, result.stderr
+    meta = json.loads((only_run(agent) / "run.json").read_text())
+    assert meta["status"] == "finished"
+    assert meta["summary"]["episodes_cut"] == 2 and meta["summary"]["max_episode_steps"] == 100_000
+    assert "note: 2 episodes did not end within 100,000 steps and were cut" in result.stdout
+    with open(only_run(agent) / "returns.csv") as f:
+        assert [int(r["length"]) for r in csv.DictReader(f)] == [100_000, 100_000]
+    batched = learning_venv.agentos(
+        "run", "-n", "4", "--n-envs", "2", "--max-episode-steps", "300", "--seed", "0", cwd=agent, timeout=120
+    )
+    assert batched.returncode == 0, batched.stderr
+    assert "were cut" in batched.stdout and "the run ended early" in batched.stdout
+    # the valid twin: a policy that plays on ends every episode itself, nothing is cut
+    twin = _stuck_agent(tmp_path, "random")
+    played = learning_venv.agentos("run", "-n", "2", "--seed", "0", "--max-episode-steps", "5000", cwd=twin)
+    assert played.returncode == 0, played.stderr
+    summary = json.loads((only_run(twin) / "run.json").read_text())["summary"]
+    assert summary["episodes_cut"] == 0 and summary["max_episode_steps"] == 5000 and "were cut" not in played.stdout
+
+
+NTUPLE_TD = """\
+[environment]
+default = 2048
+[policy]
+default = ntuple
+[trainer]
+default = td
+[environment.2048]
+package = agentos-env-2048
+[policy.ntuple]
+package = agentos-policy-ntuple
+tuples = "0 1 2 3; 4 5 6 7"
+[trainer.td]
+package = agentos-trainer-td
+alpha = {alpha}
+"""
+
+
+def test_diverging_td_weights_stop_training_with_one_line(learning_venv, tmp_path):
+    agent = make_agent(tmp_path, NTUPLE_TD.format(alpha=10.0), name="diverging")
+    result = learning_venv.agentos("train", "50", "--seed", "1", "--quiet", cwd=agent)
+    assert result.returncode == 1
+    assert "td: the weights diverged (a TD error became NaN or Inf" in _one_line_error(result)
+    assert "lower alpha (now 10)" in result.stderr
+    meta = json.loads((only_run(agent, "train") / "run.json").read_text())
+    assert meta["status"] == "failed" and "diverged" in meta["error"]
+    # its weights are not numbers: `run` neither plays them by default nor loads them when asked
+    fresh = learning_venv.agentos("run", "-n", "1", "--seed", "0", cwd=agent)
+    assert fresh.returncode == 0 and "policy trained by" not in fresh.stdout, fresh.stderr
+    checkpoint = only_run(agent, "train") / "checkpoint.safetensors"
+    refused = learning_venv.agentos("run", "--checkpoint", str(checkpoint), "-n", "1", cwd=agent)
+    assert refused.returncode == 2
+    assert "weights are not all finite numbers" in _one_line_error(refused)
+    # the valid twin: a sensible alpha trains and plays
+    twin = make_agent(tmp_path, NTUPLE_TD.format(alpha=0.1), name="converging")
+    trained = learning_venv.agentos("train", "50", "--seed", "1", "--quiet", cwd=twin)
+    assert trained.returncode == 0, trained.stderr
+    played = learning_venv.agentos("run", "-n", "1", "--seed", "0", cwd=twin)
+    assert played.returncode == 0 and "policy trained by run" in played.stdout, played.stderr

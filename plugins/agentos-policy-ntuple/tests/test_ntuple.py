@@ -156,3 +156,57 @@ def test_refuses_boards_that_are_not_2048():
 
     with pytest.raises(ValueError, match="4x4"):
         NTuplePolicy(spaces.Box(0, 1, (3, 3)), spaces.Discrete(4))
+
+
+def _saved(tmp_path, name: str, **tensors) -> str:
+    from safetensors.numpy import save_file
+
+    path = str(tmp_path / name)
+    save_file(tensors, path)
+    return path
+
+
+def _tuples_table(tuples) -> np.ndarray:
+    table = np.full((len(tuples), 8), -1, dtype=np.int8)
+    for row, cells in enumerate(tuples):
+        table[row, : len(cells)] = cells
+    return table
+
+
+# -- issue 18 point 10: weights are numbers
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_weights_are_refused_beside_a_finite_twin(tmp_path, layout, bad):
+    policy = NTuplePolicy(tuples=SMALL)
+    table = _tuples_table(policy.tuples)
+    weights = np.full(policy.layout.size, 0.5, np.float32)
+    indices = np.array([3, 70000], np.int64)
+
+    def checkpoint(name, value):
+        if layout == "dense":
+            dense = weights.copy()
+            dense[70000] = value
+            return _saved(tmp_path, name, tuples=table, weights=dense)
+        return _saved(tmp_path, name, tuples=table, indices=indices, values=np.array([1.0, value], np.float32))
+
+    policy.load(checkpoint("finite", 2.0))  # the valid twin
+    assert policy.weights[70000] == 2.0
+    with pytest.raises(ValueError, match=r"not all finite numbers \(1 NaN or Inf\)"):
+        NTuplePolicy(tuples=SMALL).load(checkpoint("hostile", bad))
+
+
+# -- issue 18 point 18: checkpoint messages say what is wrong
+def test_checkpoint_messages_name_the_problem(tmp_path):
+    policy = NTuplePolicy(tuples=SMALL)
+    table = _tuples_table(policy.tuples)
+    size = policy.layout.size
+    policy.load(_saved(tmp_path, "ok", tuples=table, weights=np.ones(size, np.float32)))  # valid twin
+    with pytest.raises(ValueError, match=r"^checkpoint weights have dtype float16, expected float32$"):
+        policy.load(_saved(tmp_path, "half", tuples=table, weights=np.ones(size, np.float16)))
+    with pytest.raises(ValueError, match=r"shape \(5,\), expected \(" + str(size)):
+        policy.load(_saved(tmp_path, "short", tuples=table, weights=np.ones(5, np.float32)))
+    with pytest.raises(ValueError, match=r"tuples must be a 2-D integer table .* got shape \(12,\) dtype int8"):
+        policy.load(_saved(tmp_path, "flat", tuples=table[:, :4].reshape(-1), weights=np.ones(size, np.float32)))
+    with pytest.raises(ValueError, match=r"dtypes int64/float16, expected int64/float32"):
+        one = np.array([1], np.int64)
+        policy.load(_saved(tmp_path, "half-sparse", tuples=table, indices=one, values=np.ones(1, np.float16)))

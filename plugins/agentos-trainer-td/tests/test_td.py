@@ -139,3 +139,49 @@ def test_the_plain_python_path_learns_exactly_like_the_compiled_one():
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 2
+
+
+# -- issue 18 point 10: diverging weights stop training at once, with what to do
+def test_diverging_weights_stop_training_beside_a_converging_twin():
+    from agentos import AgentOSError
+
+    env = Game2048Env()
+    policy = NTuplePolicy(env.observation_space, env.action_space, tuples="0 1 2 3; 4 5 6 7")
+    with pytest.raises(AgentOSError, match=r"td: the weights diverged .* lower alpha \(now 10\)"):
+        TDTrainer(alpha=10.0, seed=1).train(policy, env, episodes=200)
+    twin = NTuplePolicy(env.observation_space, env.action_space, tuples="0 1 2 3; 4 5 6 7")
+    assert TDTrainer(alpha=0.1, seed=1).train(twin, env, episodes=200) == 200
+    assert np.isfinite(twin.weights).all() and twin.weights.any()
+    twin.weights[7] = np.nan  # handed a policy whose weights are not numbers: refused before training
+    with pytest.raises(AgentOSError, match="1 weights are NaN or Inf before training"):
+        TDTrainer(alpha=0.1, seed=1).train(twin, env, episodes=1)
+
+
+# -- issue 19 point 9: TC state is saved for train --from-run; a hostile state file is one clear error
+def test_coherence_state_round_trip_and_hostile_files(tmp_path):
+    from safetensors.numpy import save_file
+
+    env = Game2048Env()
+    policy = NTuplePolicy(env.observation_space, env.action_space, tuples="0 1 2 3")
+    trainer = TDTrainer(alpha=0.5, coherent=True, seed=1)
+    trainer.train(policy, env, episodes=20)
+    trainer.save(str(tmp_path / "state"))
+    again = TDTrainer(alpha=0.5, coherent=True)
+    again.load(str(tmp_path / "state"))  # the valid twin
+    assert (again._accumulators[1] == trainer._accumulators[1]).all() and again._accumulators[1].any()
+    with pytest.raises(NotImplementedError):
+        TDTrainer(coherent=False).save(str(tmp_path / "nothing"))
+    n = policy.weights.shape[0]
+    for name, tensors, message in [
+        ("half", {"signed": np.zeros(n, np.float16), "absolute": np.zeros(n, np.float16)}, "dtype float16"),
+        ("nan", {"signed": np.full(n, np.nan, np.float32), "absolute": np.zeros(n, np.float32)}, "finite"),
+        ("none", {"weights": np.zeros(n, np.float32)}, "not a td trainer state"),
+    ]:
+        save_file(tensors, str(tmp_path / name))
+        with pytest.raises(ValueError, match=message):
+            TDTrainer(coherent=True).load(str(tmp_path / name))
+    save_file({"signed": np.zeros(5, np.float32), "absolute": np.zeros(5, np.float32)}, str(tmp_path / "short"))
+    short = TDTrainer(coherent=True)
+    short.load(str(tmp_path / "short"))
+    with pytest.raises(ValueError, match="5 accumulators, the policy 65,536 weights"):
+        short.train(policy, env, episodes=1)

@@ -42,6 +42,10 @@ def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="an untrained policy, not the one of the last agentos train")
     p.add_argument("--n-envs", type=int, default=1, metavar="N", help="step N environments at once (batched decisions)")
     p.add_argument("--async-envs", action="store_true", help="with --n-envs: one process per environment copy")
+    p.add_argument(
+        "--max-episode-steps", type=int, default=None, metavar="N",
+        help="end an episode after N steps (default: the environment's limit, else 100,000)",
+    )
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("list", help="installed components: kind, name, version, package, status")
@@ -136,6 +140,7 @@ def _run(args) -> int:
         fresh=args.fresh,
         n_envs=args.n_envs,
         vector_mode="async" if args.async_envs else "sync",
+        max_episode_steps=args.max_episode_steps,
     )
     print(
         f"{summary['status']}: {count(summary['episodes'])} episodes, {count(summary['steps'])} steps, "
@@ -145,6 +150,13 @@ def _run(args) -> int:
     )
     if summary.get("metrics"):
         print(f"metrics: {metrics_line(summary['metrics'])}")
+
+    if summary.get("episodes_cut"):
+        print(
+            f"note: {count(summary['episodes_cut'])} episodes did not end within {count(summary['max_episode_steps'])} "
+            "steps and were cut (the policy made no progress?); --max-episode-steps N sets the limit"
+            + (" (every environment was cut: the run ended early)" if summary["episodes"] < args.episodes else "")
+        )
     if summary.get("trained_by"):
         state = summary.get("trained_by_status") or "unknown"
         note = f", which was {state}: its policy is partly trained" if state != "finished" else ""

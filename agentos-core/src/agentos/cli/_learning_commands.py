@@ -17,6 +17,12 @@ def add_commands(sub) -> None:
     p.add_argument("--steps", action="store_true", help="N counts environment steps, not episodes")
     p.add_argument("--seed", type=int, default=None, help="seed of the environment, the policy and the trainer")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the final summary")
+    p.add_argument(
+        "--from-run", metavar="RUN",
+        help="continue a recorded run: its agent.ini, policy checkpoint and trainer state (recorded as parent)",
+    )
+    p.add_argument("--checkpoint", metavar="FILE", help="start from the policy in this checkpoint file")
+    p.add_argument("--force", action="store_true", help="with --from-run: go on even if installed components differ")
     p.set_defaults(handler=_train)
 
     p = sub.add_parser("runs", help="past runs of the agent (runs/ of its folder); 'runs show RUN' prints one")
@@ -147,7 +153,10 @@ def _train(args) -> int:
 
     kwargs = {"steps": budget} if args.steps else {"episodes": budget}
     try:
-        summary = train(agent_ini, seed=args.seed, on_episode=on_episode, on_interrupt=on_interrupt, **kwargs)
+        summary = train(
+            agent_ini, seed=args.seed, on_episode=on_episode, on_interrupt=on_interrupt,
+            from_run=args.from_run, checkpoint=args.checkpoint, force=args.force, **kwargs,
+        )
     finally:
         reporter.close(state.get("run"))
     metrics = f"metrics: {metrics_line(summary['metrics'])}" if summary.get("metrics") else ""
@@ -159,6 +168,9 @@ def _train(args) -> int:
     )
     if metrics and not args.quiet:
         print(metrics)
+
+    if summary.get("parent"):
+        print(f"continued from run {summary['parent']}")
     if summary.get("run"):
         print(f"run {summary['run']}: {summary['run_dir']}")
         if summary.get("checkpoint"):
@@ -212,6 +224,13 @@ def _runs_show(args) -> int:
     print(f"  folder:     {info['directory']}")
     print(f"  started:    {info.get('started')}  finished: {info.get('finished') or '-'}")
     print(f"  agent.ini:  {info.get('agent_ini')}")
+    if info.get("parent"):
+        chain = [
+            f"{a['id']} ({a.get('status')}, {count(a.get('episodes') or 0)} episodes)" if a["found"]
+            else f"{a['id']} (not found)"
+            for a in info.get("ancestry") or [{"id": info["parent"], "found": False}]
+        ]
+        print(f"  parent:     {' <- '.join(chain)}")
     comps = info.get("components", {})
     print("  components: " + ", ".join(f"{k} {v}" for k, v in comps.items()))
     request = [

@@ -27,9 +27,10 @@ class AgentContext:
         self.instances: dict[tuple[str, str], object] = {}
         if config is not None:
             for (kind, _), comp in config.components.items():
-                if comp.source:
-                    check_local_source(comp.source, config, f"{kind}.{comp.name}")
-                    self.host.add_local(kind, comp.name, comp.source, config.directory)
+                if comp.source:  # refused before anything is imported (agentos.host._sources)
+                    spec = self.host.add_local(kind, comp.name, comp.source, config.directory)
+                    if spec.problem:
+                        raise ConfigError(f"{kind}.{comp.name}: {spec.problem}", config.path, comp.line or None)
 
     @classmethod
     def from_path(cls, path: str | None) -> AgentContext:
@@ -66,13 +67,6 @@ class AgentContext:
         spec = self.host.spec(kind, name)
         factory = self.host.load(kind, spec.name)
         comp = self.config.component(kind, spec.name) if self.config else None
-        if spec.source == "local" and not spec.value.partition(":")[0].strip().endswith(".py"):
-            if not isinstance(factory, type):
-                raise ConfigError(
-                    f"{kind}.{spec.name}: source = {spec.value} is not a class (a module's source must name a "
-                    "class; functions and other callables are refused)",
-                    self.config.path if self.config else None,
-                )
         settings = comp.kwargs() if comp else {}
         settings.update(overrides)
         return build(
@@ -115,22 +109,6 @@ class AgentContext:
                 except Exception:
                     pass
         self.instances.clear()
-
-
-def check_local_source(value: str, config: AgentConfig, label: str) -> None:
-    """``source = file.py:Class`` must name a file inside the agent folder; ``module:Class`` a class
-    (checked when it is loaded). Checked before anything is imported."""
-    import os
-
-    target, sep, attr = value.partition(":")
-    target, attr = target.strip(), attr.strip()
-    if not sep or not target or not attr:
-        raise ConfigError(f"{label}: source = {value!r} must be file.py:Class or module:Class", config.path)
-    if target.endswith(".py"):
-        folder = os.path.realpath(config.directory)
-        path = os.path.realpath(os.path.join(folder, target))
-        if os.path.commonpath([folder, path]) != folder:
-            raise ConfigError(f"{label}: source file {target!r} is outside the agent folder {folder}", config.path)
 
 
 def build(factory, settings: dict, injected: dict, *, label: str, config=None, lines=None):

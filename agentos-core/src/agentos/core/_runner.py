@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 class EpisodeResult:
     episode_return: float
     length: int
+    cut: bool = False  # ended by the run's step limit (``max_episode_steps``), not by the environment
 
 
 @dataclass
@@ -85,12 +87,15 @@ def run_agent(
     mode: str = "run",
     config_path: str | None = None,
     on_episode=None,
+    max_episode_steps: int | None = None,
 ) -> dict:
     """Run ``episodes`` episodes of ``agent`` and return a summary dict.
 
     The first episode's reset gets ``seed``; later resets continue the environment's random stream,
     as Gymnasium recommends. ``on_episode(run, result)`` is called after each episode. Ctrl-C ends
-    the run early with ``status = "interrupted"``.
+    the run early with ``status = "interrupted"``. ``max_episode_steps`` ends an episode that the
+    environment has not ended after that many steps (``cut``; counted in the summary's
+    ``episodes_cut``), so that a policy that makes no progress cannot hang the run.
     """
     from ..plugins import get_plugin_manager
     from ._agent import Agent
@@ -106,24 +111,26 @@ def run_agent(
         h if h.get_hookimpls() else None for h in (hook.agentos_episode_start, hook.agentos_episode_end)
     )
     status = "finished"
+    limit = max_episode_steps or sys.maxsize
     try:
         for episode in range(episodes):
             agent.reset(seed=seed if episode == 0 else None)
             if episode_start is not None:
                 episode_start(run=run, episode=episode)
             advance = agent.advance
+            taken, done = 0, False
             if step_hook is None and inline:
-                _run_reference_episode(agent)
+                done = _run_reference_episode(agent, limit)
             elif step_hook is None:
-                while not advance():
-                    pass
-            else:
-                while True:
+                while taken < limit and not done:
                     done = advance()
+                    taken += 1
+            else:
+                while taken < limit and not done:
+                    done = advance()
+                    taken += 1
                     step_hook(run=run, reward=agent.last_reward, done=done, info=agent.info)
-                    if done:
-                        break
-            result = EpisodeResult(agent.episode_return, agent.episode_length)
+            result = EpisodeResult(agent.episode_return, agent.episode_length, cut=not done)
             run.episodes.append(result)
             if episode_end is not None:
                 episode_end(
@@ -141,21 +148,29 @@ def run_agent(
         hook.agentos_run_end(run=run, summary=run.summary("failed"))
         raise
     summary = run.summary(status)
+    summary.update(step_limit_summary(run, max_episode_steps))
     hook.agentos_run_end(run=run, summary=summary)
     return summary
 
 
-def _run_reference_episode(agent) -> None:
+def step_limit_summary(run: Run, max_episode_steps: int | None) -> dict:
+    """What a run's record says about its step limit: the limit and the episodes it cut."""
+    return {"max_episode_steps": max_episode_steps, "episodes_cut": sum(e.cut for e in run.episodes)}
+
+
+def _run_reference_episode(agent, limit: int = sys.maxsize) -> bool:
     """Exactly what repeated ``Agent.advance()`` does, with the agent's state kept in locals.
 
     Used when the agent does not override ``advance``: the per-step attribute traffic is most of
     the loop's cost on fast environments. The agent's attributes are set when the episode ends.
+    Returns False when ``limit`` steps ended the episode before the environment did.
     """
     step, decide = agent.environment.step, agent.policy.decide
     observation, reward, total, length = agent.observation, 0.0, agent.episode_return, agent.episode_length
     start_length, info, done = length, agent.info, False
+    limit += length
     try:
-        while not done:
+        while not done and length < limit:
             observation, reward, terminated, truncated, info = step(decide(observation))
             total += reward
             length += 1
@@ -164,3 +179,4 @@ def _run_reference_episode(agent) -> None:
         if length > start_length:
             agent.observation, agent.last_reward, agent.info = observation, reward, info
             agent.episode_return, agent.episode_length = total, length
+    return done

@@ -16,3 +16,12 @@ class Trainer:
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
         """Train for ``episodes`` episodes or ``steps`` steps (whichever is given)."""
         raise NotImplementedError(f"{type(self).__name__}.train()")
+
+    def save(self, path: str) -> None:
+        """Write the trainer's own state (optimiser moments, step counts...) to ``path``, so that
+        ``agentos train --from-run`` continues where it stopped; no pickles of live objects."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no state between runs")
+
+    def load(self, path: str) -> None:
+        """Read state written by :meth:`save`."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no state between runs")

@@ -92,9 +92,14 @@ class ComponentHost:
         return spec
 
     def add_local(self, kind: str, name: str, value: str, base_dir: str) -> ComponentSpec:
-        """A component that an agent.ini ``source =`` points at: ``file.py:Class`` or ``module:Class``."""
+        """A component that an agent.ini ``source =`` points at: a file in ``base_dir`` or the value of an
+        installed component's entry point (``_sources``); anything else gets a ``problem`` and is never
+        imported."""
+        from ._sources import source_problem
+
         kind = canonical_kind(kind)
-        spec = ComponentSpec(kind, str(name), value, "", "", source="local")
+        problem = source_problem(value, base_dir, self._index().values())
+        spec = ComponentSpec(kind, str(name), value, "", "", source="local", problem=problem)
         self._index()[spec.key] = spec
         self._objects.pop(spec.key, None)
         self._local_dirs[spec.key] = base_dir
@@ -165,9 +170,7 @@ def _import_value(value: str, base_dir: str | None):
     if target.endswith(".py"):
         path = target if os.path.isabs(target) else os.path.join(base_dir or os.getcwd(), target)
         module = _import_file(path)
-    else:
-        if base_dir and base_dir not in sys.path:
-            sys.path.insert(0, base_dir)
+    else:  # an installed component's module (see _sources): imported as its entry point is
         module = importlib.import_module(target)
     obj = module
     for part in attr.split(".") if attr else []:

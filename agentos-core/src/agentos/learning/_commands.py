@@ -12,6 +12,9 @@ import threading
 
 from ..core._paths import agent_ini_path
 from ..errors import AgentOSError, UsageError
+from ._listing import list_runs, show_run
+
+__all__ = ["latest_training", "list_runs", "run", "show_run", "train"]
 
 
 def _start_record(context, path: str, mode: str, *, required: bool = False, **meta):
@@ -105,24 +108,41 @@ def train(
     on_episode=None,
     on_interrupt=None,
     record: bool = True,
+    from_run: str | None = None,
+    checkpoint: str | None = None,
+    force: bool = False,
 ) -> dict:
     """Train the agent of ``agent_ini`` for ``episodes`` episodes or ``steps`` steps.
 
     Returns a summary dict (with ``run``: the run id, and ``checkpoint``: its path). The first
     Ctrl-C stops at the end of the current episode, a second one at once; either way the policy is
     saved, so the checkpoint is usable. ``on_episode(run, result)`` is called after each episode.
+
+    ``from_run`` continues a recorded run: its agent.ini, its policy's checkpoint and its trainer's
+    state (when the trainer saves one), with the same trust rules as ``run(from_run=...)``; the new
+    record names it as ``parent``. ``checkpoint`` starts from a checkpoint file instead.
     """
     from ..core._context import use
     from ..core._runner import EpisodeResult, Run
     from ..plugins import direct_caller, get_plugin_manager
+    from ._from_run import copy_agent_ini, open_run, run_file
 
     if (episodes is None) == (steps is None):
         raise UsageError("give a number of episodes, or --steps N")
     budget = episodes if episodes is not None else steps
     if budget < 1:
         raise UsageError("the number of episodes or steps must be at least 1")
+    if from_run and checkpoint:
+        raise UsageError("give --from-run or --checkpoint, not both")
     path = agent_ini_path(agent_ini, "agentos train PATH")
-    context = use(path)
+    source_run = trainer_state = None
+    if from_run:
+        source_run, context, checkpoint = open_run(path, from_run, force=force, command="train")
+        trainer_state = run_file(source_run, "trainer_state")
+    else:
+        context = use(path)
+    if checkpoint is not None and not os.path.isfile(checkpoint):
+        raise UsageError(f"no such checkpoint: {checkpoint}")
     seed = _default_seed(seed, context)
     try:
         agent = context.build_agent()
@@ -131,13 +151,22 @@ def train(
         _require_components(agent, path)
         if agent.policy is not None:
             agent.policy.seed(seed)
-        rec = (
-            _start_record(
-                context, path, "train", required=True, seed=seed, request={"episodes": episodes, "steps": steps}
+        if checkpoint is not None:
+            _load_checkpoint(agent.policy, checkpoint)
+        if trainer_state is not None and os.path.isfile(trainer_state):
+            _load_trainer_state(agent.trainer, trainer_state)
+        request = {"episodes": episodes, "steps": steps}
+        if source_run is not None or checkpoint is not None:
+            request.update(
+                from_run=source_run.id if source_run else None,
+                checkpoint=os.path.abspath(checkpoint),
+                force=force,
             )
-            if record
-            else None
-        )
+        rec = _start_record(context, path, "train", required=True, seed=seed, request=request) if record else None
+        if rec is not None and source_run is not None:
+            copy_agent_ini(source_run, rec)
+            rec.meta["parent"] = source_run.id  # the curve continues from there (agentos runs show)
+            rec.write()
         hook = get_plugin_manager().hook
         run = Run(agent=agent, mode="train", seed=seed, config_path=path, extra={"record": rec} if rec else {})
         hook.agentos_run_start(run=run)
@@ -183,16 +212,30 @@ def train(
         context.close()
 
 
+def _load_trainer_state(trainer, path: str) -> None:
+    """Give the trainer the state it saved (``Trainer.load``); any failure is one line."""
+    try:
+        trainer.load(path)
+    except NotImplementedError:
+        return  # this trainer keeps no state: the policy's checkpoint is all there is
+    except Exception as exc:
+        raise UsageError(f"cannot load trainer state {path}: {_one_line(exc)}") from None
+
+
 def _finish_training(rec, run, agent, hook, status: str, error: str | None) -> dict:
     """Save the policy, tell the trackers, and end the record (whatever happened during training)."""
     checkpoint = checkpoint_error = None
     if rec is not None:
         try:
             checkpoint = rec.save_checkpoint(agent.policy)
+            if callable(getattr(agent.trainer, "save", None)):  # state to continue from (train --from-run)
+                rec.save_checkpoint(agent.trainer, name="trainer", key="trainer_state")
         except Exception as exc:
             checkpoint_error = _one_line(exc)
     summary = run.summary(status)
     summary.update(run=rec.id if rec else None, run_dir=rec.directory if rec else None, checkpoint=checkpoint)
+    if rec is not None and rec.meta.get("parent"):
+        summary["parent"] = rec.meta["parent"]
     if error:
         summary["error"] = error
     if checkpoint_error:
@@ -224,10 +267,14 @@ def run(
     fresh: bool = False,
     n_envs: int = 1,
     vector_mode: str = "sync",
+    max_episode_steps: int | None = None,
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
 
     ``n_envs > 1`` steps that many environments together (see :mod:`agentos.learning._vector`).
+    ``max_episode_steps`` ends an episode the environment has not ended after that many steps (the
+    summary counts them in ``episodes_cut``); by default the environment's own limit
+    (``spec.max_episode_steps``) or else :data:`DEFAULT_MAX_EPISODE_STEPS`.
 
     ``checkpoint`` loads a saved policy into the agent's policy. ``from_run`` reuses a recorded run:
     its agent.ini (resolved in the agent's folder) and its checkpoint; it refuses when the installed
@@ -235,46 +282,22 @@ def run(
     by the newest ``agentos train`` of the same environment and policy (same packages, versions and
     settings) is used, as a user expects after training; ``fresh`` runs an untrained policy instead.
     """
-    from ..config import AgentConfig
-    from ..core._context import AgentContext, use
+    from ..core._context import use
     from ..core._runner import run_agent
-    from ._records import find_record, lock_differences, runs_dir, unlocked_components
+    from ._from_run import copy_agent_ini, open_run
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
     if n_envs < 1:
         raise UsageError("--n-envs must be at least 1")
+    if max_episode_steps is not None and max_episode_steps < 1:
+        raise UsageError("--max-episode-steps must be at least 1")
     if from_run and checkpoint:
         raise UsageError("give --from-run or --checkpoint, not both")
     path = agent_ini_path(agent_ini, "agentos run PATH")
     source_run = None
     if from_run:
-        here = AgentConfig.load(path)
-        source_run = find_record(runs_dir(here), from_run)
-        with open(source_run.path("agent.ini"), encoding="utf-8") as f:
-            config = AgentConfig.from_text(f.read(), path=path)
-        context = use(AgentContext(config))
-        try:
-            lock = source_run.lock()
-            if not isinstance(lock, dict) or not isinstance(lock.get("components", []), list):
-                raise ValueError("not a lock")
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"run {source_run.id} has no readable lock.json ({_one_line(exc)})") from None
-        unlocked = unlocked_components(context, lock)
-        if unlocked:  # never overridden by --force: what is not locked could be anything
-            raise UsageError(
-                f"run {source_run.id}: its agent.ini names components that its lock.json does not list "
-                f"({', '.join(unlocked)}); not running it"
-            )
-        differences = lock_differences(context, lock)
-        if differences and not force:
-            raise UsageError(
-                f"run {source_run.id} was made with other components: {'; '.join(differences)} "
-                "(reinstall them, or pass --force to run anyway)"
-            )
-        checkpoint = source_run.checkpoint_path()
-        if checkpoint is None:
-            raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
+        source_run, context, checkpoint = open_run(path, from_run, force=force)
     else:
         context = use(path)
     trained_by = None
@@ -289,6 +312,7 @@ def run(
         _require_components(agent, path)
         if checkpoint is not None:
             _load_checkpoint(agent.policy, checkpoint, trained_by)
+        max_episode_steps = max_episode_steps or episode_step_limit(agent.environment)
         rec = None
         if record:
             rec = _start_record(
@@ -302,13 +326,12 @@ def run(
                     "trained_by": trained_by.id if trained_by else None,
                     "checkpoint": os.path.abspath(checkpoint) if checkpoint else None,
                     "force": force,
+                    "max_episode_steps": max_episode_steps,
                 },
             )
         if rec is not None:
             if source_run is not None:
-                # the agent.ini that ran is the source run's
-                with open(source_run.path("agent.ini"), "rb") as src, open(rec.path("agent.ini"), "wb") as dst:
-                    dst.write(src.read())
+                copy_agent_ini(source_run, rec)
             from ..trackers import attach_to_next_run
 
             attach_to_next_run(record=rec)
@@ -317,10 +340,14 @@ def run(
                 from ._vector import run_batched
 
                 summary = run_batched(
-                    context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path, on_episode=on_episode
+                    context, agent, n_envs, vector_mode, episodes, seed=seed, config_path=path, on_episode=on_episode,
+                    max_episode_steps=max_episode_steps,
                 )
             else:
-                summary = run_agent(agent, episodes, seed=seed, config_path=path, on_episode=on_episode)
+                summary = run_agent(
+                    agent, episodes, seed=seed, config_path=path, on_episode=on_episode,
+                    max_episode_steps=max_episode_steps,
+                )
         except BaseException as exc:
             if rec is not None:
                 rec.fail(_one_line(exc), "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed")
@@ -337,6 +364,21 @@ def run(
         return summary
     finally:
         context.close()
+
+
+#: The step limit of an episode in ``agentos run`` when neither ``--max-episode-steps`` nor the
+#: environment (``spec.max_episode_steps``) gives one: far beyond any real 2048 game (about 20,000
+#: moves reach 16384) and a few seconds of a stuck policy on a fast environment.
+DEFAULT_MAX_EPISODE_STEPS = 100_000
+
+
+def episode_step_limit(environment) -> int:
+    """The environment's own episode limit (Gymnasium's ``spec.max_episode_steps``), else the default."""
+    spec = getattr(environment, "spec", None)
+    limit = getattr(spec, "max_episode_steps", None)
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit
+    return DEFAULT_MAX_EPISODE_STEPS
 
 
 def latest_training(context):
@@ -359,6 +401,8 @@ def latest_training(context):
         checkpoint = rec.checkpoint_path()
         if rec.meta.get("mode") != "train" or not checkpoint or not os.path.isfile(checkpoint):
             continue
+        if rec.meta.get("status") == "failed":  # (diverged weights, a crash): not a policy to play
+            continue
         try:
             with open(rec.path("agent.ini"), encoding="utf-8") as f:
                 recorded = AgentConfig.from_text(f.read(), path=rec.path("agent.ini"))
@@ -371,70 +415,6 @@ def latest_training(context):
         if identity(recorded) == wanted:
             return rec
     return None
-
-
-def list_runs(agent_ini: str | None = None) -> list[dict]:
-    """Past runs of an agent, oldest first: id, mode, status, episodes, steps, returns, components."""
-    from ..config import AgentConfig
-    from ._records import list_records, runs_dir
-
-    path = agent_ini_path(agent_ini, "agentos runs PATH")
-    rows = []
-    for rec in list_records(runs_dir(AgentConfig.load(path))):
-        summary = rec.meta.get("summary") or {}
-        comps = rec.meta.get("components", {})
-        rows.append(
-            {
-                "id": rec.id,
-                "mode": rec.meta.get("mode"),
-                "status": rec.meta.get("status"),
-                "started": rec.meta.get("started"),
-                "episodes": summary.get("episodes"),
-                "steps": summary.get("steps"),
-                "mean_return": summary.get("mean_return"),
-                "last100_mean": _last100(rec),
-                "environment": comps.get("environment"),
-                "policy": comps.get("policy"),
-                "trainer": comps.get("trainer") if rec.meta.get("mode") == "train" else None,
-                "checkpoint": rec.meta.get("checkpoint"),
-                "directory": rec.directory,
-            }
-        )
-    return rows
-
-
-def _last100(rec) -> float | None:
-    """Mean return of the run's last 100 episodes (:func:`agentos.core._runner.last100_mean`)."""
-    from ..core._runner import last100_mean
-    from ..trackers import read_returns
-
-    value = (rec.meta.get("summary") or {}).get("last100_mean")
-    if value is None:  # records made before the summary kept it
-        try:
-            value = last100_mean(read_returns(rec.directory)[1])
-        except (OSError, ValueError):
-            return None
-    return None if value != value else float(value)
-
-
-def show_run(ref: str, agent_ini: str | None = None) -> dict:
-    """One run: its run.json, lock, last100 mean and files."""
-    from ..config import AgentConfig
-    from ._records import find_record, runs_dir
-
-    directory = None
-    if not os.path.isfile(os.path.join(ref, "run.json")):
-        directory = runs_dir(AgentConfig.load(agent_ini_path(agent_ini, "agentos runs show PATH")))
-    rec = find_record(directory, ref)
-    info = dict(rec.meta)
-    info["directory"] = rec.directory
-    info["files"] = sorted(os.listdir(rec.directory))
-    info["last100_mean"] = _last100(rec)
-    try:
-        info["lock"] = rec.lock()
-    except (OSError, ValueError):
-        info["lock"] = None
-    return info
 
 
 def _default_seed(seed, context) -> int:

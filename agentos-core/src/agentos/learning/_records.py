@@ -127,11 +127,12 @@ class RunRecord:
         with open(self.path(LOCK_FILE), encoding="utf-8") as f:
             return json.load(f)
 
-    def save_checkpoint(self, policy) -> str | None:
-        """Ask the policy to save itself; the file appears atomically. None when it has no state."""
+    def save_checkpoint(self, policy, *, name: str = "checkpoint", key: str = "checkpoint") -> str | None:
+        """Ask the policy (or trainer) to save itself; the file appears atomically, and run.json names it
+        as ``key``. None when it has no state."""
         suffix = getattr(policy, "checkpoint_suffix", ".ckpt")
-        final = self.path(f"checkpoint{suffix}")
-        tmp = self.path(f"checkpoint.partial{suffix}")
+        final = self.path(f"{name}{suffix}")
+        tmp = self.path(f"{name}.partial{suffix}")
         try:
             policy.save(tmp)
             os.replace(tmp, final)
@@ -140,7 +141,7 @@ class RunRecord:
         finally:
             with contextlib.suppress(OSError):
                 os.remove(tmp)
-        self.meta["checkpoint"] = os.path.basename(final)
+        self.meta[key] = os.path.basename(final)
         self.write()
         return final
 

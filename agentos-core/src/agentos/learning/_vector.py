@@ -57,27 +57,31 @@ def decide_batch(policy, observations):
 
 
 def run_batched(context, agent, n_envs: int, mode: str, episodes: int, *, seed=None, config_path=None,
-                on_episode=None) -> dict:
+                on_episode=None, max_episode_steps=None) -> dict:
     """Build the vector environment, run ``episodes`` episodes on it (:func:`run_vector_agent`), close it."""
     environment = make_vector_environment(context, n_envs, mode)
     try:
         return run_vector_agent(agent, environment, episodes, seed=seed, config_path=config_path,
-                                on_episode=on_episode)
+                                on_episode=on_episode, max_episode_steps=max_episode_steps)
     finally:
         environment.close()
 
 
-def run_vector_agent(agent, environment, episodes: int, *, seed=None, config_path=None, on_episode=None) -> dict:
+def run_vector_agent(agent, environment, episodes: int, *, seed=None, config_path=None, on_episode=None,
+                     max_episode_steps=None) -> dict:
     """Run ``episodes`` episodes over the vector ``environment``; a summary as ``run_agent``'s.
 
     Episodes are counted as they finish, in any env; episodes still running when the count is
     reached are dropped.  The policy is reset once (policies with per-episode memory should not
     be batched).  Hooks see the run's start, each finished episode and the end, not single steps.
+    An episode still running after ``max_episode_steps`` steps is counted as cut, and that env's
+    steps are ignored until the environment ends its episode; when every env is in that state the
+    run ends (a policy that makes no progress cannot hang it).
     """
     import numpy as np
     from gymnasium.vector import AutoresetMode
 
-    from ..core._runner import EpisodeResult, Run
+    from ..core._runner import EpisodeResult, Run, step_limit_summary
     from ..plugins import get_plugin_manager
 
     hook = get_plugin_manager().hook
@@ -92,20 +96,26 @@ def run_vector_agent(agent, environment, episodes: int, *, seed=None, config_pat
     n = environment.num_envs
     returns, lengths = np.zeros(n), np.zeros(n, dtype=np.int64)
     resetting = np.zeros(n, dtype=bool)
+    ignored = np.zeros(n, dtype=bool)  # cut by the step limit: waiting for the environment to end it
+    limit = max_episode_steps or np.iinfo(np.int64).max
     status = "finished"
     try:
         observations, _ = environment.reset(seed=seed)
-        while len(run.episodes) < episodes:
+        while len(run.episodes) < episodes and not ignored.all():
             actions = np.asarray(decide_batch(policy, observations))
             observations, rewards, terminated, truncated, info = environment.step(actions)
             live = ~resetting
+            ended = np.asarray(terminated) | np.asarray(truncated)
+            ignored_ended = ignored & ended
+            live &= ~ignored
             returns[live] += np.asarray(rewards, dtype=float)[live]
             lengths[live] += 1
-            done = (np.asarray(terminated) | np.asarray(truncated)) & live
+            cut = live & ~ended & (lengths >= limit)
+            done = (ended & live) | cut
             for i in np.flatnonzero(done).tolist():
                 if len(run.episodes) >= episodes:
                     break
-                result = EpisodeResult(float(returns[i]), int(lengths[i]))
+                result = EpisodeResult(float(returns[i]), int(lengths[i]), cut=bool(cut[i]))
                 run.episodes.append(result)
                 if episode_end is not None:
                     final = info.get("final_info", info) if not next_step else info
@@ -117,13 +127,14 @@ def run_vector_agent(agent, environment, episodes: int, *, seed=None, config_pat
                 if on_episode is not None:
                     on_episode(run, result)
             returns[done], lengths[done] = 0.0, 0
-            resetting = done if next_step else np.zeros(n, dtype=bool)
+            ignored = (ignored & ~ignored_ended) | cut
+            resetting = ((done & ~cut) | ignored_ended) if next_step else np.zeros(n, dtype=bool)
     except KeyboardInterrupt:
         status = "interrupted"
     except BaseException:
         hook.agentos_run_end(run=run, summary=run.summary("failed"))
         raise
     summary = run.summary(status)
-    summary["n_envs"] = n
+    summary.update(step_limit_summary(run, max_episode_steps), n_envs=n)
     hook.agentos_run_end(run=run, summary=summary)
     return summary

@@ -90,20 +90,35 @@ class NTuplePolicy(Policy):
         tensors = load_file(path)
         if "tuples" not in tensors:
             raise ValueError(f"{path} is not an ntuple checkpoint (no tuples)")
-        tuples = tuple(tuple(int(c) for c in row if c >= 0) for row in tensors["tuples"].tolist())
+        table = tensors["tuples"]
+        if table.ndim != 2 or table.dtype.kind not in "iu":
+            raise ValueError(
+                f"checkpoint tuples must be a 2-D integer table (one row of cells per tuple), "
+                f"got shape {table.shape} dtype {table.dtype}"
+            )
+        tuples = tuple(tuple(int(c) for c in row if c >= 0) for row in table.tolist())
         if tuples != self.tuples:
             raise ValueError(f"checkpoint tuples {tuples} differ from this policy's {self.tuples}")
         weights = np.zeros(self.layout.size, dtype=np.float32)
         if "weights" in tensors:
             dense = tensors["weights"]
-            if dense.shape != weights.shape or dense.dtype != np.float32:
+            if dense.dtype != np.float32:
+                raise ValueError(f"checkpoint weights have dtype {dense.dtype}, expected float32")
+            if dense.shape != weights.shape:
                 raise ValueError(f"checkpoint weights have shape {dense.shape}, expected {weights.shape}")
             weights[:] = dense
         else:
             indices, values = tensors.get("indices"), tensors.get("values")
             if indices is None or values is None or indices.shape != values.shape or indices.ndim != 1:
                 raise ValueError(f"{path} holds no valid weights")
+            if indices.dtype.kind not in "iu" or values.dtype != np.float32:
+                raise ValueError(
+                    f"checkpoint indices/values have dtypes {indices.dtype}/{values.dtype}, expected int64/float32"
+                )
             if len(indices) and (indices.min() < 0 or indices.max() >= len(weights)):
                 raise ValueError(f"{path} has weight indices out of range")
-            weights[indices] = values.astype(np.float32)
+            weights[indices] = values
+        bad = int(np.count_nonzero(~np.isfinite(weights)))
+        if bad:
+            raise ValueError(f"checkpoint weights are not all finite numbers ({bad:,} NaN or Inf)")
         self.weights = weights

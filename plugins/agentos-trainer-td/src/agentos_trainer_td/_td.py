@@ -32,7 +32,8 @@ def _add_coherent(board, error, alpha, net, signed, absolute, indices):
 def train_games(
     states, games, alpha, coherent, net, signed, absolute, tables, scores, max_exponents, lengths
 ):
-    """Play and learn from ``games`` games on rng slot 0; return the number of moves made.
+    """Play and learn from ``games`` games on rng slot 0; return the number of moves made, or -1 as
+    soon as a TD error is not a finite number (the weights diverged: nothing more is learned).
 
     ``scores[g]``, ``max_exponents[g]`` and ``lengths[g]`` receive each game's result.  ``signed``/``absolute``
     are the TC accumulators (used only when ``coherent``).
@@ -61,6 +62,8 @@ def train_games(
                 break
             if started:
                 error = best_value - previous_value
+                if not np.isfinite(error):
+                    return -1
                 if coherent:
                     _add_coherent(previous, error, step, net, signed, absolute, indices)
                 else:
@@ -71,6 +74,8 @@ def train_games(
             moves += 1
         if started:
             error = -value(previous, net)
+            if not np.isfinite(error):
+                return -1
             if coherent:
                 _add_coherent(previous, error, step, net, signed, absolute, indices)
             else:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from agentos import Trainer
+from agentos import AgentOSError, Trainer
+
+
+class DivergedError(AgentOSError):
+    """The value network's weights stopped being finite numbers (NaN or Inf)."""
 
 
 def _takes_info(callback) -> bool:
@@ -66,20 +70,68 @@ class TDTrainer(Trainer):
         max_games = episodes if episodes is not None else float("inf")
         max_moves = steps if steps is not None else float("inf")
         with_info = callback is not None and _takes_info(callback)
+
+        self._check_finite(policy, "before training")
         while games < max_games and moves < max_moves:
-            moves += train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
-                                 tables, score, top, length)
+            made = train_games(states, 1, self.alpha, self.coherent, net, signed, absolute,
+                               tables, score, top, length)
+            if made < 0:
+                self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
+            moves += made
             games += 1
             if callback is None:
                 continue
             extra = {"info": {"score": int(score[0]), "max_tile": 1 << int(top[0])}} if with_info else {}
             if callback(float(score[0]), int(length[0]), **extra) is False:
                 break
+        self._check_finite(policy, f"after {games:,} games")
         return games
+
+    def _check_finite(self, policy, when: str) -> None:
+        bad = int(np.count_nonzero(~np.isfinite(policy.weights)))
+        if bad:
+            self._diverged(f"{bad:,} weights are NaN or Inf {when}")
+
+    def _diverged(self, what: str):
+        raise DivergedError(
+            f"td: the weights diverged ({what}); lower alpha (now {self.alpha:g}) and train again"
+        )
+
+    checkpoint_suffix = ".safetensors"
+
+    def save(self, path: str) -> None:
+        """With ``coherent``: TC's accumulators (safetensors), so that ``train --from-run`` goes on."""
+        if not self.coherent or self._accumulators is None:
+            raise NotImplementedError("td keeps state only with coherent = true")
+        from safetensors.numpy import save_file
+
+        signed, absolute = self._accumulators
+        save_file({"signed": signed, "absolute": absolute}, path, metadata={"format": "agentos-td-tc-1"})
+
+    def load(self, path: str) -> None:
+        """Read accumulators written by :meth:`save` (float32 vectors of one length, finite)."""
+        from safetensors.numpy import load_file
+
+        tensors = load_file(path)
+        signed, absolute = tensors.get("signed"), tensors.get("absolute")
+        if signed is None or absolute is None:
+            raise ValueError("not a td trainer state (no signed/absolute accumulators)")
+        for name, array in (("signed", signed), ("absolute", absolute)):
+            if array.dtype != np.float32 or array.ndim != 1 or array.shape != signed.shape:
+                raise ValueError(f"{name} has dtype {array.dtype} shape {array.shape}, expected float32 {signed.shape}")
+            if not np.isfinite(array).all():
+                raise ValueError(f"{name} accumulators are not all finite numbers")
+        if self.coherent:
+            self._accumulators = (signed.copy(), absolute.copy())
+            self._loaded = True
 
     def _coherence_accumulators(self, policy) -> tuple[np.ndarray, np.ndarray]:
         """TC's per-weight sums of errors and of absolute errors (kept across ``train`` calls)."""
         size = policy.weights.shape[0] if self.coherent else 1
+        if getattr(self, "_loaded", False) and self._accumulators[0].shape[0] != size:
+            raise ValueError(f"the trainer state has {self._accumulators[0].shape[0]:,} accumulators, "
+                             f"the policy {size:,} weights")
+        self._loaded = False
         if self._accumulators is None or self._accumulators[0].shape[0] != size:
             self._accumulators = (np.zeros(size, np.float32), np.zeros(size, np.float32))
         return self._accumulators

@@ -1,0 +1,75 @@
+"""``agentos runs`` and ``agentos runs show``: past runs of an agent, read from their records."""
+
+from __future__ import annotations
+
+import os
+
+from ..core._paths import agent_ini_path
+
+
+def list_runs(agent_ini: str | None = None) -> list[dict]:
+    """Past runs of an agent, oldest first: id, mode, status, episodes, steps, returns, components."""
+    from ..config import AgentConfig
+    from ._records import list_records, runs_dir
+
+    path = agent_ini_path(agent_ini, "agentos runs PATH")
+    rows = []
+    for rec in list_records(runs_dir(AgentConfig.load(path))):
+        summary = rec.meta.get("summary") or {}
+        comps = rec.meta.get("components", {})
+        rows.append(
+            {
+                "id": rec.id,
+                "mode": rec.meta.get("mode"),
+                "status": rec.meta.get("status"),
+                "started": rec.meta.get("started"),
+                "episodes": summary.get("episodes"),
+                "steps": summary.get("steps"),
+                "mean_return": summary.get("mean_return"),
+                "last100_mean": _last100(rec),
+                "environment": comps.get("environment"),
+                "policy": comps.get("policy"),
+                "trainer": comps.get("trainer") if rec.meta.get("mode") == "train" else None,
+                "checkpoint": rec.meta.get("checkpoint"),
+                "directory": rec.directory,
+            }
+        )
+    return rows
+
+
+def _last100(rec) -> float | None:
+    """Mean return of the run's last 100 episodes (:func:`agentos.core._runner.last100_mean`)."""
+    from ..core._runner import last100_mean
+    from ..trackers import read_returns
+
+    value = (rec.meta.get("summary") or {}).get("last100_mean")
+    if value is None:  # records made before the summary kept it
+        try:
+            value = last100_mean(read_returns(rec.directory)[1])
+        except (OSError, ValueError):
+            return None
+    return None if value != value else float(value)
+
+
+def show_run(ref: str, agent_ini: str | None = None) -> dict:
+    """One run: its run.json, lock, last100 mean and files."""
+    from ..config import AgentConfig
+    from ._records import find_record, runs_dir
+
+    directory = None
+    if not os.path.isfile(os.path.join(ref, "run.json")):
+        directory = runs_dir(AgentConfig.load(agent_ini_path(agent_ini, "agentos runs show PATH")))
+    rec = find_record(directory, ref)
+    info = dict(rec.meta)
+    if rec.meta.get("parent"):
+        from ._from_run import ancestry
+
+        info["ancestry"] = ancestry(rec, directory or os.path.dirname(rec.directory))
+    info["directory"] = rec.directory
+    info["files"] = sorted(os.listdir(rec.directory))
+    info["last100_mean"] = _last100(rec)
+    try:
+        info["lock"] = rec.lock()
+    except (OSError, ValueError):
+        info["lock"] = None
+    return info
