@@ -59,11 +59,17 @@ def wait_port(port: int, proc: subprocess.Popen, seconds: float = 20) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+REDIS_USER, REDIS_PASSWORD = "agentos", "s3cret-for-tests"
+
+
 def start_redis(tmp_path: Path) -> tuple[subprocess.Popen, int]:
+    """A redis-server on 127.0.0.1 that wants a password: ``requirepass`` for the default user and an
+    ACL user ``agentos`` with its own password."""
     port = free_port()
     proc = subprocess.Popen(
         ["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path)],
+         "--dir", str(tmp_path), "--requirepass", REDIS_PASSWORD,
+         "--user", REDIS_USER, "on", f">{REDIS_PASSWORD}", "~*", "&*", "+@all"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     wait_port(port, proc)
@@ -88,8 +94,9 @@ def agent_factory(tmp_path):
 
 class RedisServer:
     def __init__(self, tmp_path: Path):
-        self.process, port = start_redis(tmp_path)
-        self.url = f"redis://127.0.0.1:{port}"
+        self.process, self.port = start_redis(tmp_path)
+        self.url = f"redis://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # the ACL user
+        self.default_user_url = f"redis://:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # requirepass
 
     def stop(self) -> None:
         stop(self.process)

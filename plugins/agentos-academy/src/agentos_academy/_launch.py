@@ -27,11 +27,18 @@ class ServiceHandle:
 
     async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
         """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
+        from academy.serialize import allowed_deserializers
+
+        from ._wire import from_wire, json_only, to_wire
+
         limit = self.timeout if timeout is None else timeout
         deadline = asyncio.timeout(limit)  # no extra task per call, unlike asyncio.wait_for
+        refuse_pickle = allowed_deserializers.set({json_only()})  # a forged pickled answer is not decoded
         try:
+            args, kwargs = to_wire(args), to_wire(kwargs)
             async with deadline:
-                return await self.handle.action(action, *args, **kwargs)
+                result = await self.handle.action(action, *args, **kwargs)
+            return from_wire(result)
         except TimeoutError as exc:
             if not deadline.expired():
                 raise self._failed(action, exc) from exc
@@ -42,9 +49,13 @@ class ServiceHandle:
             raise
         except Exception as exc:
             raise self._failed(action, exc) from exc
+        finally:
+            allowed_deserializers.reset(refuse_pickle)
 
     def _failed(self, action: str, exc: BaseException) -> AgentActionError:
         text = str(exc).strip().splitlines()
+        if type(exc).__name__ == "AcademyRemoteError" and text:  # a JSON-sent exception: its traceback
+            return AgentActionError(f"agent {self.label}: action {action!r} failed: {text[-1].strip()}")
         detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
         return AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}")
 
@@ -95,6 +106,7 @@ async def launch(
     start_timeout: float = START_TIMEOUT,
     action_timeout: float = ACTION_TIMEOUT,
     log_config=None,
+    insecure_exchange: bool = False,
 ):
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
@@ -102,17 +114,19 @@ async def launch(
     (a process pool, one worker per agent; the default otherwise) or ``thread``. ``scheduler``: run
     the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
     worker process per agent), as ``agentos experiment run --scheduler`` does. ``log_config``: an
-    ``academy.logging.LogConfig`` set up wherever the agents run. Leaving the block shuts every agent down.
+    ``academy.logging.LogConfig`` set up wherever the agents run. A Redis exchange needs a password
+    (``redis://USER:PASSWORD@HOST:PORT``) unless ``insecure_exchange``. Leaving the block shuts every agent down.
     """
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
     from ._executors import make_executor
-    from ._service import AgentService
+    from ._service import AgentService, runtime_config
+    from ._wire import json_only
 
     if isinstance(agent_dirs, str | os.PathLike):
         agent_dirs = [agent_dirs]
-    factory = exchange_factory(exchange)
+    factory = exchange_factory(exchange, insecure=insecure_exchange)
     pool = make_executor(exchange, executor, max(1, len(agent_dirs)), scheduler)
     try:
         manager = await Manager.from_exchange_factory(factory, executors=pool, log_config=log_config)
@@ -126,8 +140,9 @@ async def launch(
             label = os.path.basename(os.path.abspath(str(agent_dir)))
             handle = await manager.launch(
                 AgentService, args=(os.path.abspath(str(agent_dir)),),
-                kwargs={"train_continuously": train_continuously}, name=label,
+                kwargs={"train_continuously": train_continuously}, name=label, config=runtime_config(),
             )
+            handle.request_serializer = json_only()  # plain data both ways, never pickle
             acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
             handles.append(ServiceHandle(handle, label, action_timeout, acb.task if acb is not None else None))
         await asyncio.gather(*(_started(manager, h.handle, h.label, start_timeout) for h in handles))
@@ -135,7 +150,8 @@ async def launch(
 
 
 @contextlib.asynccontextmanager
-async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTION_TIMEOUT):
+async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTION_TIMEOUT,
+                  insecure_exchange: bool = False):
     """A handle to a running agent service (the id ``agentos serve`` printed)."""
     import uuid
 
@@ -143,12 +159,14 @@ async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTIO
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
+    from ._wire import json_only
 
     try:
         uid = uuid.UUID(str(agent_id).strip())
     except ValueError:
         raise AgentActionError(f"bad agent id {agent_id!r}: use the id that agentos serve printed") from None
-    manager = await Manager.from_exchange_factory(exchange_factory(exchange))
+    manager = await Manager.from_exchange_factory(exchange_factory(exchange, insecure=insecure_exchange))
     async with manager:
         handle = manager.get_handle(AgentId(uid=uid))
+        handle.request_serializer = json_only()  # plain data both ways, never pickle
         yield ServiceHandle(handle, str(uid)[:8], action_timeout)
