@@ -160,3 +160,42 @@ def test_plain_data_round_trips_and_hostile_encodings_are_refused():
     for hostile in (object(), {1: "int key"}, np.array([object()])):
         with pytest.raises(TypeError):
             to_wire(hostile)
+
+
+def test_a_forged_pickled_answer_is_not_unpickled_by_a_handle_and_a_json_twin_is_returned(redis_server, tmp_path):
+    """The in-flight request's header is readable in Redis (``request:<agent>:<tag>``), so a peer can
+    answer in the agent's place; the handle must not unpickle that answer."""
+    from academy.identifier import AgentId
+    from academy.message import ActionResponse, Header, Message
+    from academy.serialize import SerializationStrategy
+
+    marker = tmp_path / "unpickled-in-the-caller"
+    r = redis.Redis("127.0.0.1", redis_server.port, username=REDIS_USER, password=REDIS_PASSWORD)
+    agent = AgentId.new(name="nobody-serves-this")
+    r.set(f"active:{agent.uid}", "ACTIVE")  # a mailbox that no agent reads: the forger answers instead
+
+    def forge(result, serialization: str) -> None:
+        for _ in range(300):
+            keys = r.keys(f"request:{agent.uid}:*")
+            if keys:
+                break
+            asyncio.run(asyncio.sleep(0.02))
+        request = Header.model_validate_json(r.get(keys[0]))
+        r.delete(keys[0])
+        answer = Message(header=request.create_response_header(),
+                         body=ActionResponse(result=result, serialization=SerializationStrategy(serialization)))
+        r.rpush(f"queue:{request.src.uid}", answer.model_serialize())  # the caller's mailbox
+
+    async def call(result, serialization: str):
+        async with connect(str(agent.uid), exchange=redis_server.url, action_timeout=20) as handle:
+            pending = asyncio.ensure_future(handle.decide(1))
+            await asyncio.to_thread(forge, result, serialization)
+            return await pending
+
+    try:
+        with pytest.raises(Exception, match="DeserializationMethodProhibitedError"):
+            asyncio.run(call(MakesAFile(marker), "pickle"))
+        assert not marker.exists()
+        assert asyncio.run(call(5, "json")) == 5  # the valid twin: the same forgery as plain JSON is read
+    finally:
+        r.close()
