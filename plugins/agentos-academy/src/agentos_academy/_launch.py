@@ -81,7 +81,7 @@ async def _started(manager, handle, label: str, timeout: float) -> None:
     watch = {ping} | ({acb.task} if acb is not None else set())
     done, _ = await asyncio.wait(watch, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     if ping in done and ping.exception() is None:
-        problem = await asyncio.wait_for(handle.action("startup_error"), timeout)
+        problem = await ServiceHandle(handle, label, timeout).call("startup_error")  # JSON only, like every call
         if problem:
             raise AgentStartError(f"agent {label} failed to start: {problem}")
         return
