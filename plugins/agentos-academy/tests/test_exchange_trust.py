@@ -199,3 +199,40 @@ def test_a_forged_pickled_answer_is_not_unpickled_by_a_handle_and_a_json_twin_is
         assert asyncio.run(call(5, "json")) == 5  # the valid twin: the same forgery as plain JSON is read
     finally:
         r.close()
+
+
+def test_rediss_serves_over_tls_and_refuses_a_server_it_cannot_verify(agent_factory, tmp_path, monkeypatch):
+    """``rediss://``: TLS with certificate checks (here a self-signed certificate made by the test,
+    trusted through ``SSL_CERT_FILE``); without that trust the connection is refused with one line."""
+    from conftest import free_port, stop, wait_port
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    port = free_port()
+    server = subprocess.Popen(["/usr/bin/redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+                               "--save", "", "--dir", str(tmp_path), "--tls-cert-file", str(cert), "--tls-key-file",
+                               str(key), "--tls-auth-clients", "no", "--requirepass", REDIS_PASSWORD],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port, server)
+        url, agent = f"rediss://:{REDIS_PASSWORD}@127.0.0.1:{port}", agent_factory("tls")
+        untrusted = subprocess.run([sys.executable, "-m", "agentos", "serve", str(agent), "--exchange", url],
+                                   capture_output=True, text=True, timeout=60)
+        assert untrusted.returncode == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+        assert untrusted.stderr.count("\n") == 1 and REDIS_PASSWORD not in untrusted.stderr
+
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # the valid twin: the same server, its certificate trusted
+        proc, agent_id = _serve(agent, url)
+        try:
+            async def call():
+                async with connect(agent_id, exchange=url, action_timeout=30) as handle:
+                    return await handle.decide(2)
+
+            assert isinstance(asyncio.run(call()), int)
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=30)
+    finally:
+        stop(server)
