@@ -13,7 +13,7 @@ import uuid
 import numpy as np
 import pytest
 import redis
-from agentos_academy import connect
+from agentos_academy import connect, launch
 from agentos_academy._wire import from_wire, to_wire
 from conftest import REDIS_PASSWORD, REDIS_USER
 
@@ -132,15 +132,11 @@ def test_an_exchange_without_a_password_is_refused_unless_called_insecure(agent_
                             capture_output=True, text=True, timeout=60)
     assert denied.returncode == 1 and "not-the-password" not in denied.stderr and "***" in denied.stderr
 
-    # the valid twins: the ACL user and the default user's requirepass password both serve
-    for url in (redis_server.url, redis_server.default_user_url):
-        proc, agent_id = _serve(agent, url)
-        try:
-            uuid.UUID(agent_id)
-        finally:
-            proc.terminate()
-            _, err = proc.communicate(timeout=30)
-        assert REDIS_PASSWORD not in err
+    async def twin():  # the valid twin: the default user's requirepass password (the ACL user: the tests above)
+        async with launch([agent], exchange=redis_server.default_user_url, executor="event_loop") as (handle,):
+            return await handle.stats()
+
+    assert asyncio.run(twin())["name"] == "open"
 
 
 def test_plain_data_round_trips_and_hostile_encodings_are_refused():
