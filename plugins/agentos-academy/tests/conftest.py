@@ -95,6 +95,7 @@ def agent_factory(tmp_path):
 class RedisServer:
     def __init__(self, tmp_path: Path):
         self.process, self.port = start_redis(tmp_path)
+        self.user, self.password = REDIS_USER, REDIS_PASSWORD
         self.url = f"redis://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # the ACL user
         self.default_user_url = f"redis://:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # requirepass
 
@@ -124,3 +125,23 @@ def http_exchange(tmp_path):
     wait_port(port, proc, 60)
     yield f"http://127.0.0.1:{port}"
     stop(proc)
+
+
+@pytest.fixture
+def tls_redis(tmp_path):
+    """A redis-server that speaks only TLS (``rediss://``) on 127.0.0.1, with a self-signed certificate
+    for 127.0.0.1 made here; yields (url, certificate path)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    port = free_port()
+    proc = subprocess.Popen(["/usr/bin/redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--dir", str(tmp_path), "--tls-cert-file", str(cert), "--tls-key-file",
+                             str(key), "--tls-auth-clients", "no", "--requirepass", REDIS_PASSWORD],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port, proc)
+        yield f"rediss://:{REDIS_PASSWORD}@127.0.0.1:{port}", cert
+    finally:
+        stop(proc)

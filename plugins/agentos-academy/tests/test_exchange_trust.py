@@ -15,7 +15,6 @@ import pytest
 import redis
 from agentos_academy import connect, launch
 from agentos_academy._wire import from_wire, to_wire
-from conftest import REDIS_PASSWORD, REDIS_USER
 
 
 class MakesAFile:
@@ -54,7 +53,7 @@ def _answer(r: redis.Redis, reply_to) -> dict:
 def served(agent_factory, redis_server):
     """``agentos serve`` of one agent on the password-protected redis-server; yields (process, id, redis)."""
     proc, agent_id = _serve(agent_factory("served"), redis_server.url)
-    r = redis.Redis("127.0.0.1", redis_server.port, username=REDIS_USER, password=REDIS_PASSWORD)
+    r = redis.Redis("127.0.0.1", redis_server.port, username=redis_server.user, password=redis_server.password)
     try:
         assert r.exists(f"queue:{agent_id}") or r.exists(f"active:{agent_id}")
         yield proc, agent_id, r
@@ -127,7 +126,7 @@ def test_an_exchange_without_a_password_is_refused_unless_called_insecure(agent_
     assert unsafe.returncode == 1 and unsafe.stderr.startswith("agentos: error: cannot reach exchange")
     assert unsafe.stderr.count("\n") == 1
 
-    wrong = redis_server.url.replace(REDIS_PASSWORD, "not-the-password")
+    wrong = redis_server.url.replace(redis_server.password, "not-the-password")
     denied = subprocess.run([sys.executable, "-m", "agentos", "serve", str(agent), "--exchange", wrong],
                             capture_output=True, text=True, timeout=60)
     assert denied.returncode == 1 and "not-the-password" not in denied.stderr and "***" in denied.stderr
@@ -166,7 +165,7 @@ def test_a_forged_pickled_answer_is_not_unpickled_by_a_handle_and_a_json_twin_is
     from academy.serialize import SerializationStrategy
 
     marker = tmp_path / "unpickled-in-the-caller"
-    r = redis.Redis("127.0.0.1", redis_server.port, username=REDIS_USER, password=REDIS_PASSWORD)
+    r = redis.Redis("127.0.0.1", redis_server.port, username=redis_server.user, password=redis_server.password)
     agent = AgentId.new(name="nobody-serves-this")
     r.set(f"active:{agent.uid}", "ACTIVE")  # a mailbox that no agent reads: the forger answers instead
 
@@ -197,38 +196,24 @@ def test_a_forged_pickled_answer_is_not_unpickled_by_a_handle_and_a_json_twin_is
         r.close()
 
 
-def test_rediss_serves_over_tls_and_refuses_a_server_it_cannot_verify(agent_factory, tmp_path, monkeypatch):
-    """``rediss://``: TLS with certificate checks (here a self-signed certificate made by the test,
+def test_rediss_serves_over_tls_and_refuses_a_server_it_cannot_verify(agent_factory, tls_redis, monkeypatch):
+    """``rediss://``: TLS with certificate checks (here a self-signed certificate made by the fixture,
     trusted through ``SSL_CERT_FILE``); without that trust the connection is refused with one line."""
-    from conftest import free_port, stop, wait_port
+    url, cert = tls_redis
+    agent = agent_factory("tls")
+    untrusted = subprocess.run([sys.executable, "-m", "agentos", "serve", str(agent), "--exchange", url],
+                               capture_output=True, text=True, timeout=60)
+    assert untrusted.returncode == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+    assert untrusted.stderr.count("\n") == 1 and url.split("@")[0].split(":")[-1] not in untrusted.stderr
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
-    port = free_port()
-    server = subprocess.Popen(["/usr/bin/redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
-                               "--save", "", "--dir", str(tmp_path), "--tls-cert-file", str(cert), "--tls-key-file",
-                               str(key), "--tls-auth-clients", "no", "--requirepass", REDIS_PASSWORD],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # the valid twin: the same server, its certificate trusted
+    proc, agent_id = _serve(agent, url)
     try:
-        wait_port(port, server)
-        url, agent = f"rediss://:{REDIS_PASSWORD}@127.0.0.1:{port}", agent_factory("tls")
-        untrusted = subprocess.run([sys.executable, "-m", "agentos", "serve", str(agent), "--exchange", url],
-                                   capture_output=True, text=True, timeout=60)
-        assert untrusted.returncode == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
-        assert untrusted.stderr.count("\n") == 1 and REDIS_PASSWORD not in untrusted.stderr
+        async def call():
+            async with connect(agent_id, exchange=url, action_timeout=30) as handle:
+                return await handle.decide(2)
 
-        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # the valid twin: the same server, its certificate trusted
-        proc, agent_id = _serve(agent, url)
-        try:
-            async def call():
-                async with connect(agent_id, exchange=url, action_timeout=30) as handle:
-                    return await handle.decide(2)
-
-            assert isinstance(asyncio.run(call()), int)
-        finally:
-            proc.terminate()
-            proc.communicate(timeout=30)
+        assert isinstance(asyncio.run(call()), int)
     finally:
-        stop(server)
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 
 from ._errors import AgentActionError, AgentStartError
+from ._wire import from_wire, json_only, to_wire
 
 START_TIMEOUT = 60.0
 ACTION_TIMEOUT = 600.0
+
+
+@functools.cache
+def _deserializers():
+    """Academy's context variable of allowed deserializers, and the setting that allows JSON only."""
+    from academy.serialize import allowed_deserializers
+
+    return allowed_deserializers, {json_only()}
 
 
 class ServiceHandle:
@@ -27,15 +37,15 @@ class ServiceHandle:
 
     async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
         """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
-        from academy.serialize import allowed_deserializers
-
-        from ._wire import from_wire, json_only, to_wire
-
+        allowed, json_only = _deserializers()
         limit = self.timeout if timeout is None else timeout
         deadline = asyncio.timeout(limit)  # no extra task per call, unlike asyncio.wait_for
-        refuse_pickle = allowed_deserializers.set({json_only()})  # a forged pickled answer is not decoded
+        refuse_pickle = allowed.set(json_only)  # a forged pickled answer is not decoded
         try:
-            args, kwargs = to_wire(args), to_wire(kwargs)
+            if args:
+                args = to_wire(args)
+            if kwargs:
+                kwargs = to_wire(kwargs)
             async with deadline:
                 result = await self.handle.action(action, *args, **kwargs)
             return from_wire(result)
@@ -50,7 +60,7 @@ class ServiceHandle:
         except Exception as exc:
             raise self._failed(action, exc) from exc
         finally:
-            allowed_deserializers.reset(refuse_pickle)
+            allowed.reset(refuse_pickle)
 
     def _failed(self, action: str, exc: BaseException) -> AgentActionError:
         text = str(exc).strip().splitlines()
@@ -122,7 +132,6 @@ async def launch(
     from ._exchange import exchange_factory
     from ._executors import make_executor
     from ._service import AgentService, runtime_config
-    from ._wire import json_only
 
     if isinstance(agent_dirs, str | os.PathLike):
         agent_dirs = [agent_dirs]
@@ -159,7 +168,6 @@ async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTIO
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
-    from ._wire import json_only
 
     try:
         uid = uuid.UUID(str(agent_id).strip())

@@ -20,6 +20,9 @@ MAX_ITEMS = 1 << 28  # elements in one array (1 GiB of float32)
 MAX_DEPTH = 32
 
 
+SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def json_only():
     """Academy's serialization setting that allows JSON and nothing else (no pickle)."""
     from academy.serialize import SerializationStrategy
@@ -29,9 +32,11 @@ def json_only():
 
 def to_wire(value, depth: int = 0):
     """``value`` as JSON-ready plain data; ``TypeError`` for anything else."""
+    if type(value) in SCALARS:  # the common case first: observations and actions are often numbers
+        return value
     if depth > MAX_DEPTH:
         raise TypeError("data nested too deeply")
-    if value is None or isinstance(value, bool | int | str | float):
+    if isinstance(value, bool | int | str | float):
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         return {TAG: "bytes", "b64": base64.b64encode(bytes(value)).decode("ascii")}
@@ -57,10 +62,10 @@ def to_wire(value, depth: int = 0):
 
 def from_wire(value, depth: int = 0):
     """Decode what :func:`to_wire` made (after JSON); ``ValueError`` for anything malformed."""
+    if type(value) in SCALARS:
+        return value
     if depth > MAX_DEPTH:
         raise ValueError("data nested too deeply")
-    if value is None or isinstance(value, bool | int | str | float):
-        return value
     if isinstance(value, list):
         return [from_wire(item, depth + 1) for item in value]
     if not isinstance(value, dict):
@@ -115,8 +120,10 @@ def plain_action(method):
 
     @functools.wraps(method)
     async def wrapper(self, *args, **kwargs):
-        args = [from_wire(a) for a in args]
-        kwargs = {str(k): from_wire(v) for k, v in kwargs.items()}
+        if args:
+            args = [from_wire(a) for a in args]
+        if kwargs:
+            kwargs = {str(k): from_wire(v) for k, v in kwargs.items()}
         return to_wire(await method(self, *args, **kwargs))
 
     return wrapper
