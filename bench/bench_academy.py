@@ -114,14 +114,14 @@ def main() -> None:
         root = Path(tmp)
         port = free_port()
         redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                  "--dir", tmp], stdout=subprocess.DEVNULL)
+                                  "--dir", tmp, "--requirepass", "bench"], stdout=subprocess.DEVNULL)
         try:
             wait_port(port, redis)
-            for exchange in ("local", f"redis://127.0.0.1:{port}"):
+            for exchange in ("local", f"redis://:bench@127.0.0.1:{port}"):
                 ours, plain = asyncio.run(measure(exchange, root, args.calls))
                 print(f"{exchange:28s} decide median {ours:.3f} ms  plain academy action {plain:.3f} ms  "
                       f"ratio {ours / plain:.2f}", flush=True)
-            for exchange in ("local", f"redis://127.0.0.1:{port}"):
+            for exchange in ("local", f"redis://:bench@127.0.0.1:{port}"):
                 ours, plain = asyncio.run(throughput(exchange, root, args.seconds, args.in_flight))
                 print(f"{exchange:28s} 2 agents: {ours:.0f} decide/s  plain academy action {plain:.0f}/s  "
                       f"ratio {ours / plain:.2f}", flush=True)

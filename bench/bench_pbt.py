@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "plugins" / "agentos-academy" / "tests"))
 from agentos_academy import launch, population_based_training  # noqa: E402
-from conftest import start_redis, stop  # noqa: E402
+from conftest import REDIS_PASSWORD, REDIS_USER, start_redis, stop  # noqa: E402
 
 TUPLES = "0 1 2 3; 4 5 6 7; 0 1 4 5; 1 2 5 6; 5 6 9 10"  # straight and square 4-tuples: 1.3 MB of weights
 
@@ -149,7 +149,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         redis, port = start_redis(Path(tmp))
         try:
-            exchange = f"redis://127.0.0.1:{port}"
+            exchange = f"redis://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{port}"
             for key, fraction in (("pbt", 0.25), ("independent", 0.0)):
                 print(f"{key}:", flush=True)
                 folders = make_population(Path(tmp) / key, alphas)

@@ -59,11 +59,17 @@ def wait_port(port: int, proc: subprocess.Popen, seconds: float = 20) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+REDIS_USER, REDIS_PASSWORD = "agentos", "s3cret-for-tests"
+
+
 def start_redis(tmp_path: Path) -> tuple[subprocess.Popen, int]:
+    """A redis-server on 127.0.0.1 that wants a password: ``requirepass`` for the default user and an
+    ACL user ``agentos`` with its own password."""
     port = free_port()
     proc = subprocess.Popen(
         ["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path)],
+         "--dir", str(tmp_path), "--requirepass", REDIS_PASSWORD,
+         "--user", REDIS_USER, "on", f">{REDIS_PASSWORD}", "~*", "&*", "+@all"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     wait_port(port, proc)
@@ -88,8 +94,10 @@ def agent_factory(tmp_path):
 
 class RedisServer:
     def __init__(self, tmp_path: Path):
-        self.process, port = start_redis(tmp_path)
-        self.url = f"redis://127.0.0.1:{port}"
+        self.process, self.port = start_redis(tmp_path)
+        self.user, self.password = REDIS_USER, REDIS_PASSWORD
+        self.url = f"redis://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # the ACL user
+        self.default_user_url = f"redis://:{REDIS_PASSWORD}@127.0.0.1:{self.port}"  # requirepass
 
     def stop(self) -> None:
         stop(self.process)
@@ -117,3 +125,23 @@ def http_exchange(tmp_path):
     wait_port(port, proc, 60)
     yield f"http://127.0.0.1:{port}"
     stop(proc)
+
+
+@pytest.fixture
+def tls_redis(tmp_path):
+    """A redis-server that speaks only TLS (``rediss://``) on 127.0.0.1, with a self-signed certificate
+    for 127.0.0.1 made here; yields (url, certificate path)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    port = free_port()
+    proc = subprocess.Popen(["/usr/bin/redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--dir", str(tmp_path), "--tls-cert-file", str(cert), "--tls-key-file",
+                             str(key), "--tls-auth-clients", "no", "--requirepass", REDIS_PASSWORD],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port, proc)
+        yield f"rediss://:{REDIS_PASSWORD}@127.0.0.1:{port}", cert
+    finally:
+        stop(proc)

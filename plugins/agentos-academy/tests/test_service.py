@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agentos.errors import UsageError
 from agentos_academy import AgentActionError, AgentStartError, launch
 
 
@@ -68,15 +69,17 @@ def test_redis_exchange_agents_in_separate_processes_copy_weights(agent_factory,
     assert b_after == of_a != b_before  # b now acts as a does: the weights went through the exchange
 
 
-def test_http_exchange(agent_factory, tmp_path, http_exchange):
+def test_http_exchange_only_when_called_insecure(agent_factory, tmp_path, http_exchange):
     agent = agent_factory("h")
 
-    async def scenario():
-        async with launch([agent], exchange=http_exchange, executor="thread") as (h,):
+    async def scenario(**insecure):
+        async with launch([agent], exchange=http_exchange, executor="thread", **insecure) as (h,):
             await h.train(episodes=5)
             return await h.stats()
 
-    assert asyncio.run(scenario())["episodes_trained"] == 5
+    with pytest.raises(UsageError, match="is not authenticated"):
+        asyncio.run(scenario())
+    assert asyncio.run(scenario(insecure_exchange=True))["episodes_trained"] == 5
 
 
 def test_bad_exchange_address_is_one_line(agent_factory, tmp_path):

@@ -1,14 +1,18 @@
-"""Exchange addresses (``local``, ``redis://host:port``, ``http://host:port``) to Academy factories."""
+"""Exchange addresses (``local``, ``redis://USER:PASSWORD@host:port``, ``http://host:port``) to Academy
+factories. A shared exchange must be authenticated, unless the caller says ``insecure``."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from agentos.errors import UsageError
 
+USAGE = "use local, redis://USER:PASSWORD@HOST:PORT, rediss://… (TLS) or http://HOST:PORT"
 
-def exchange_factory(address: str):
-    """The Academy exchange factory for ``address``."""
+
+def exchange_factory(address: str, *, insecure: bool = False):
+    """The Academy exchange factory for ``address``. A Redis URL without a password (or an HTTP
+    exchange, which AgentOS does not authenticate) is refused unless ``insecure``."""
     address = (address or "local").strip()
     if address == "local":
         from academy.exchange import LocalExchangeFactory
@@ -19,12 +23,39 @@ def exchange_factory(address: str):
         port = parts.port
     except ValueError:
         port = None
-    if parts.scheme not in ("redis", "http", "https") or not parts.hostname or port is None:
-        raise UsageError(f"bad exchange {address!r}: use local, redis://HOST:PORT or http://HOST:PORT")
-    if parts.scheme == "redis":
-        from academy.exchange import RedisExchangeFactory
+    shown = _without_password(parts)
+    if (parts.scheme not in ("redis", "rediss", "http", "https") or not parts.hostname or port is None
+            or parts.path not in ("", "/") or parts.query or parts.fragment):
+        raise UsageError(f"bad exchange {shown!r}: {USAGE}")
+    if parts.scheme.startswith("redis"):
+        if not parts.password and not insecure:
+            raise UsageError(f"exchange {shown} has no password: any process that reaches it could call the "
+                             "agents; use redis://USER:PASSWORD@HOST:PORT (or --insecure-exchange)")
+        auth = {"username": unquote(parts.username) if parts.username else None,
+                "password": unquote(parts.password) if parts.password else None}
+        from ._redis import SafeRedisExchangeFactory
 
-        return RedisExchangeFactory(parts.hostname, port, socket_timeout=None, socket_connect_timeout=10)
+        return SafeRedisExchangeFactory(parts.hostname, port, socket_timeout=None, socket_connect_timeout=10,
+                                        ssl=parts.scheme == "rediss", **auth)
+    if not insecure:
+        raise UsageError(f"exchange {shown} is not authenticated (AgentOS configures no login for Academy's "
+                         "HTTP exchange): use redis://USER:PASSWORD@HOST:PORT (or --insecure-exchange)")
     from academy.exchange.cloud.client import HttpExchangeFactory
 
     return HttpExchangeFactory(f"{parts.scheme}://{parts.hostname}:{port}", ssl_verify=parts.scheme == "https")
+
+
+def redacted(address: str) -> str:
+    """``address`` with its password replaced by ``***`` (for messages and logs)."""
+    try:
+        return _without_password(urlsplit(address.strip()))
+    except ValueError:
+        return "(an unparsable address)"
+
+
+def _without_password(parts) -> str:
+    if parts.password is None:
+        return parts.geturl()
+    user = f"{parts.username}:" if parts.username else ":"
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return parts._replace(netloc=f"{user}***@{host}").geturl()

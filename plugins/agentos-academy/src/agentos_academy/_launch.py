@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 
 from ._errors import AgentActionError, AgentStartError
+from ._wire import from_wire, json_only, to_wire
 
 START_TIMEOUT = 60.0
 ACTION_TIMEOUT = 600.0
+
+
+@functools.cache
+def _deserializers():
+    """Academy's context variable of allowed deserializers, and the setting that allows JSON only."""
+    from academy.serialize import allowed_deserializers
+
+    return allowed_deserializers, {json_only()}
 
 
 class ServiceHandle:
@@ -27,11 +37,18 @@ class ServiceHandle:
 
     async def call(self, action: str, /, *args, timeout: float | None = None, **kwargs):
         """Invoke ``action``; one :class:`AgentActionError` for anything that goes wrong."""
+        allowed, json_only = _deserializers()
         limit = self.timeout if timeout is None else timeout
         deadline = asyncio.timeout(limit)  # no extra task per call, unlike asyncio.wait_for
+        refuse_pickle = allowed.set(json_only)  # a forged pickled answer is not decoded
         try:
+            if args:
+                args = to_wire(args)
+            if kwargs:
+                kwargs = to_wire(kwargs)
             async with deadline:
-                return await self.handle.action(action, *args, **kwargs)
+                result = await self.handle.action(action, *args, **kwargs)
+            return from_wire(result)
         except TimeoutError as exc:
             if not deadline.expired():
                 raise self._failed(action, exc) from exc
@@ -42,9 +59,13 @@ class ServiceHandle:
             raise
         except Exception as exc:
             raise self._failed(action, exc) from exc
+        finally:
+            allowed.reset(refuse_pickle)
 
     def _failed(self, action: str, exc: BaseException) -> AgentActionError:
         text = str(exc).strip().splitlines()
+        if type(exc).__name__ == "AcademyRemoteError" and text:  # a JSON-sent exception: its traceback
+            return AgentActionError(f"agent {self.label}: action {action!r} failed: {text[-1].strip()}")
         detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
         return AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}")
 
@@ -70,7 +91,7 @@ async def _started(manager, handle, label: str, timeout: float) -> None:
     watch = {ping} | ({acb.task} if acb is not None else set())
     done, _ = await asyncio.wait(watch, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     if ping in done and ping.exception() is None:
-        problem = await asyncio.wait_for(handle.action("startup_error"), timeout)
+        problem = await ServiceHandle(handle, label, timeout).call("startup_error")  # JSON only, like every call
         if problem:
             raise AgentStartError(f"agent {label} failed to start: {problem}")
         return
@@ -95,6 +116,7 @@ async def launch(
     start_timeout: float = START_TIMEOUT,
     action_timeout: float = ACTION_TIMEOUT,
     log_config=None,
+    insecure_exchange: bool = False,
 ):
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
@@ -102,17 +124,18 @@ async def launch(
     (a process pool, one worker per agent; the default otherwise) or ``thread``. ``scheduler``: run
     the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
     worker process per agent), as ``agentos experiment run --scheduler`` does. ``log_config``: an
-    ``academy.logging.LogConfig`` set up wherever the agents run. Leaving the block shuts every agent down.
+    ``academy.logging.LogConfig`` set up wherever the agents run. A Redis exchange needs a password
+    (``redis://USER:PASSWORD@HOST:PORT``) unless ``insecure_exchange``. Leaving the block shuts every agent down.
     """
     from academy.manager import Manager
 
     from ._exchange import exchange_factory
     from ._executors import make_executor
-    from ._service import AgentService
+    from ._service import AgentService, runtime_config
 
     if isinstance(agent_dirs, str | os.PathLike):
         agent_dirs = [agent_dirs]
-    factory = exchange_factory(exchange)
+    factory = exchange_factory(exchange, insecure=insecure_exchange)
     pool = make_executor(exchange, executor, max(1, len(agent_dirs)), scheduler)
     try:
         manager = await Manager.from_exchange_factory(factory, executors=pool, log_config=log_config)
@@ -126,8 +149,9 @@ async def launch(
             label = os.path.basename(os.path.abspath(str(agent_dir)))
             handle = await manager.launch(
                 AgentService, args=(os.path.abspath(str(agent_dir)),),
-                kwargs={"train_continuously": train_continuously}, name=label,
+                kwargs={"train_continuously": train_continuously}, name=label, config=runtime_config(),
             )
+            handle.request_serializer = json_only()  # plain data both ways, never pickle
             acb = getattr(manager, "_acbs", {}).get(handle.agent_id)
             handles.append(ServiceHandle(handle, label, action_timeout, acb.task if acb is not None else None))
         await asyncio.gather(*(_started(manager, h.handle, h.label, start_timeout) for h in handles))
@@ -135,7 +159,8 @@ async def launch(
 
 
 @contextlib.asynccontextmanager
-async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTION_TIMEOUT):
+async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTION_TIMEOUT,
+                  insecure_exchange: bool = False):
     """A handle to a running agent service (the id ``agentos serve`` printed)."""
     import uuid
 
@@ -148,7 +173,8 @@ async def connect(agent_id: str, *, exchange: str, action_timeout: float = ACTIO
         uid = uuid.UUID(str(agent_id).strip())
     except ValueError:
         raise AgentActionError(f"bad agent id {agent_id!r}: use the id that agentos serve printed") from None
-    manager = await Manager.from_exchange_factory(exchange_factory(exchange))
+    manager = await Manager.from_exchange_factory(exchange_factory(exchange, insecure=insecure_exchange))
     async with manager:
         handle = manager.get_handle(AgentId(uid=uid))
+        handle.request_serializer = json_only()  # plain data both ways, never pickle
         yield ServiceHandle(handle, str(uid)[:8], action_timeout)

@@ -35,25 +35,33 @@ def _quiet() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
-def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0) -> int:
+def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0, insecure_exchange: bool = False) -> int:
     """Register the agent, print its id, and run it; returns the exit code."""
     if not os.path.isfile(os.path.join(agent_dir, "agent.ini")):
         raise AgentOSError(f"no agent.ini in {agent_dir}")
+    from ._exchange import exchange_factory
+
+    factory = exchange_factory(exchange, insecure=insecure_exchange)  # refused before anything starts
     _quiet()
-    return asyncio.run(_serve(agent_dir, exchange, train_continuously))
+    return asyncio.run(_serve(agent_dir, exchange, factory, train_continuously))
 
 
-def serve_many(agent_dirs: list[str], *, exchange: str, scheduler: str | None, train_continuously: int = 0) -> int:
+def serve_many(agent_dirs: list[str], *, exchange: str, scheduler: str | None, train_continuously: int = 0,
+               insecure_exchange: bool = False) -> int:
     """Launch the agents (a Dask cluster with ``scheduler``, else a process pool), print one id per
     line in the order given, and keep them running until SIGINT or SIGTERM; then shut them down."""
     for agent_dir in agent_dirs:
         if not os.path.isfile(os.path.join(agent_dir, "agent.ini")):
             raise AgentOSError(f"no agent.ini in {agent_dir}")
+    from ._exchange import exchange_factory
+
+    exchange_factory(exchange, insecure=insecure_exchange)  # refused before anything starts
     _quiet()
-    return asyncio.run(_serve_many(agent_dirs, exchange, scheduler, train_continuously))
+    return asyncio.run(_serve_many(agent_dirs, exchange, scheduler, train_continuously, insecure_exchange))
 
 
-async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | None, train_continuously: int) -> int:
+async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | None, train_continuously: int,
+                      insecure_exchange: bool) -> int:
     import signal
 
     from ._launch import launch
@@ -65,7 +73,8 @@ async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | Non
     try:
         quiet = None if os.environ.get("AGENTOS_DEBUG") else QuietLogs()
         async with launch(agent_dirs, exchange=exchange, scheduler=scheduler,
-                          train_continuously=train_continuously, log_config=quiet) as handles:
+                          train_continuously=train_continuously, log_config=quiet,
+                          insecure_exchange=insecure_exchange) as handles:
             for handle in handles:
                 print(handle.agent_id.uid, flush=True)
             stopped = asyncio.ensure_future(stop.wait())
@@ -85,23 +94,24 @@ async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | Non
     return 0
 
 
-async def _serve(agent_dir: str, exchange: str, train_continuously: int) -> int:
+async def _serve(agent_dir: str, exchange: str, factory, train_continuously: int) -> int:
     from academy.runtime import Runtime
 
-    from ._exchange import exchange_factory
-    from ._service import AgentService
+    from ._exchange import redacted
+    from ._service import AgentService, runtime_config
 
-    factory = exchange_factory(exchange)
     name = os.path.basename(os.path.abspath(agent_dir))
     try:
         client = await factory.create_user_client()
         registration = await client.register_agent(AgentService, name=name)
     except Exception as exc:
-        raise AgentOSError(f"cannot reach exchange {exchange}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+        raise AgentOSError(f"cannot reach exchange {redacted(exchange)}: {type(exc).__name__}: {exc}"
+                           .splitlines()[0]) from None
     print(registration.agent_id.uid, flush=True)
     agent = AgentService(os.path.abspath(agent_dir), train_continuously=train_continuously)
     try:
-        async with Runtime(agent, exchange_factory=factory, registration=registration) as runtime:
+        async with Runtime(agent, exchange_factory=factory, registration=registration,
+                           config=runtime_config()) as runtime:
             await runtime.wait_shutdown()
     except Exception as exc:
         raise AgentOSError(f"agent {name} stopped: {type(exc).__name__}: {exc}".splitlines()[0]) from None

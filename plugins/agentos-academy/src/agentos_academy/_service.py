@@ -6,9 +6,23 @@ import asyncio
 
 from academy.agent import Agent, action, loop
 
+from ._wire import plain_action
+
+
+def runtime_config():
+    """Academy's runtime settings for an agent service: requests whose arguments are not JSON (a pickle)
+    are refused before they are decoded, and the agent's own requests are sent as JSON."""
+    from academy.runtime import RuntimeConfig
+
+    from ._wire import json_only
+
+    return RuntimeConfig(allowed_deserializers={json_only()}, default_serializer=json_only())
+
 
 class AgentService(Agent):
     """Serves one agent folder. Heavy actions run in a worker thread so messages keep flowing.
+    Actions take and return plain data (:mod:`._wire`); run it with :func:`runtime_config`, which lets
+    Academy deserialize nothing but JSON.
 
     ``train_continuously`` episodes per round are trained by a control loop whose progress
     (``progress()``) is updated after every round, until the agent shuts down.
@@ -29,6 +43,7 @@ class AgentService(Agent):
         return self._learner
 
     @action
+    @plain_action
     async def startup_error(self) -> str:
         """Empty when the agent folder's agent was built; else why it was not."""
         return self._startup_error
@@ -47,46 +62,57 @@ class AgentService(Agent):
             self._learner.close()
 
     @action
+    @plain_action
     async def decide(self, observation):
         return self.learner.decide(observation)  # fast: answered on the event loop
 
     @action
+    @plain_action
     async def run(self, episodes: int = 1, seed: int | None = None) -> dict:
         return await self.agent_run_sync(self.learner.run, int(episodes), seed)
 
     @action
+    @plain_action
     async def train(self, episodes: int | None = None, steps: int | None = None, seed: int | None = None) -> dict:
         return await self.agent_run_sync(self.learner.train, episodes, steps, seed)
 
     @action
+    @plain_action
     async def evaluate(self, episodes: int = 10, seed: int | None = None) -> dict:
         return await self.agent_run_sync(self.learner.run, int(episodes), seed)
 
     @action
+    @plain_action
     async def stats(self) -> dict:
         return self.learner.stats()
 
     @action
+    @plain_action
     async def progress(self) -> dict:
         return dict(self._progress)
 
     @action
+    @plain_action
     async def get_settings(self) -> dict:
         return self.learner.get_settings()
 
     @action
+    @plain_action
     async def set_settings(self, settings: dict) -> dict:
         return self.learner.set_settings(settings)
 
     @action
+    @plain_action
     async def get_weights(self) -> bytes:
         return await self.agent_run_sync(self.learner.get_weights)
 
     @action
+    @plain_action
     async def set_weights(self, weights: bytes) -> None:
         await self.agent_run_sync(self.learner.set_weights, weights)
 
     @action
+    @plain_action
     async def checkpoint(self) -> dict:
         return await self.agent_run_sync(self.learner.checkpoint)
 
