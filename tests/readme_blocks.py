@@ -43,4 +43,23 @@ def script(body: str, language: str = "console") -> str:
     return "\n".join(lines) + "\n"
 
 
+def all_blocks(language: str, text: str | None = None) -> list[tuple[str, str]]:
+    """(heading, body) of every fenced block of ``language`` in the README, in order; a heading that
+    holds several gets `` #2``, `` #3``... so that every block has its own name."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    found: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    heading = "(top)"
+    position = 0
+    for match in FENCE.finditer(text):
+        for line in text[position : match.start()].splitlines():
+            if re.match(r"#+ ", line):
+                heading = line
+        position = match.end()
+        if match.group(1) == language:
+            seen[heading] = seen.get(heading, 0) + 1
+            found.append((heading if seen[heading] == 1 else f"{heading} #{seen[heading]}", match.group(2)))
+    return found
+
+
 QUICK_START = "## Quick start (what `nox -s demo` runs, line by line)"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 
 def add_commands(sub) -> None:
@@ -27,72 +26,6 @@ def add_commands(sub) -> None:
         else:
             s.add_argument("--output", "-o", help="the PNG (default: <experiment>/returns100.png)")
             s.set_defaults(handler=_plot)
-
-
-def _trial_status(row: dict) -> str:
-    """``train ep 1,200 return100 -9.12`` once the worker reported, else ``started``."""
-    from ._output import number
-
-    if "return" not in row:
-        return "started"
-    return f"{row['phase']} ep {row['episodes']:,} return100 {number(row['return'])}"
-
-
-class _Progress:
-    """A rich bar over trials (done/total, ETA) with one row per running trial and its latest return on
-    a terminal; elsewhere one line every ``interval`` seconds (and when the experiment ends)."""
-
-    def __init__(self, quiet: bool, interval: float = 5.0):
-        self.quiet, self.interval, self.last, self.bar, self.task = quiet, interval, 0.0, None, None
-        self.rows: dict[str, object] = {}
-        self.started = time.monotonic()
-        if not quiet and sys.stderr.isatty():
-            from rich.console import Console, Group
-            from rich.live import Live
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.bar = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-            self.running = Progress(TextColumn("  {task.description}"), TextColumn("{task.fields[status]}"))
-            self.live = Live(Group(self.bar, self.running), console=Console(stderr=True), transient=True,
-                             refresh_per_second=4)
-            self.live.start()
-
-    def __call__(self, done: int, total: int, running: list[dict]) -> None:
-        if self.quiet:
-            return
-        if self.bar is not None:
-            self._draw(done, total, running)
-        elif time.monotonic() - self.last >= self.interval or done == total:
-            self.last = time.monotonic()
-            print(self._line(done, total, running), file=sys.stderr, flush=True)
-
-    def _line(self, done: int, total: int, running: list[dict]) -> str:
-        elapsed = time.monotonic() - self.started
-        eta = f", ETA {_clock(elapsed / done * (total - done))}" if 0 < done < total else ""
-        text = "; ".join(f"{row['label']} ({_trial_status(row)})" for row in running[:4])
-        more = f" (+{len(running) - 4})" if len(running) > 4 else ""
-        return f"trials {done}/{total}{eta}" + (f"; running: {text}{more}" if text else "")
-
-    def _draw(self, done: int, total: int, running: list[dict]) -> None:
-        if self.task is None:
-            self.task = self.bar.add_task("trials", total=total)
-        self.bar.update(self.task, completed=done)
-        now = {row["label"]: row for row in running}
-        for label in [label for label in self.rows if label not in now]:
-            self.running.remove_task(self.rows.pop(label))
-        for label, row in now.items():
-            if label not in self.rows:
-                self.rows[label] = self.running.add_task(label, total=None, start=False, status="")
-            self.running.update(self.rows[label], status=_trial_status(row))
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.live.stop()
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def _fmt(mean, std) -> str:
@@ -135,9 +68,10 @@ def _folder(ref: str) -> str:
 def _run(args) -> int:
     from ..experiments import read_experiment, run_experiment
     from ..experiments._lifetime import Stopped, stop_signals_interrupt
+    from ..experiments._display import ProgressDisplay
 
     options = read_experiment(args.file)
-    progress = _Progress(args.quiet)
+    progress = ProgressDisplay(args.quiet)
     try:
         with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (summary written, workers stopped)
             result = run_experiment(

@@ -51,7 +51,8 @@ def add_commands(sub) -> None:
 
     p = sub.add_parser("publish", help="add plugin folders, wheels or sdists to a package index")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a plugin folder (built first), a wheel or an sdist")
-    p.add_argument("--index", metavar="DIR", help="the index folder to write (default: this checkout's index/)")
+    p.add_argument("--index", metavar="DIR",
+                   help="the index folder to write (default: a file:// $AGENTOS_INDEX_URL, else the checkout's index/)")
     p.add_argument(
         "--library", action="store_true", help="accept packages without components (e.g. agentos-core) as libraries"
     )
@@ -267,13 +268,38 @@ def _config(args) -> int:
 
 def _wrap_init(original):
     def handler(args) -> int:
-        code = original(args)
-        if code or not getattr(args, "venv", None):
-            return code
-        from ..registry import init_venv
+        if not getattr(args, "venv", None):
+            return original(args)
+        import os
 
-        result = init_venv(args.directory, args.venv, index_url=args.index_url, echo=_echo)
+        from ..registry import init_venv
+        from ..registry._client import resolve_index_url
+
+        resolve_index_url(args.index_url)  # no index: one line, before anything is written
+        existed = os.path.isdir(args.directory)
+        before = set(os.listdir(args.directory)) if existed else set()
+        code = original(args)
+        if code:
+            return code
+        try:
+            result = init_venv(args.directory, args.venv, index_url=args.index_url, echo=_echo)
+        except BaseException:  # a failed init leaves nothing behind, so that a retry starts clean
+            _remove_new(args.directory, existed, before)
+            raise
         print(f"agent venv: {result['venv']} (agentos commands for this agent run with {result['python']})")
         return 0
 
     return handler
+
+
+def _remove_new(directory: str, existed: bool, before: set[str]) -> None:
+    """Remove what ``agentos init`` created in ``directory`` (the folder itself if it made it)."""
+    import os
+    import shutil
+
+    if not existed:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    for name in set(os.listdir(directory)) - before:
+        path = os.path.join(directory, name)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)

@@ -43,6 +43,7 @@ def run_experiment(
     executor: Executor | None = None,
     retries: int = DEFAULT_RETRIES,
     on_progress: Callable[[int, int, list[dict]], None] | None = None,
+    progress: bool = False,
 ) -> ExperimentResult:
     """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
 
@@ -54,7 +55,8 @@ def run_experiment(
     ``retries`` times. Ctrl-C keeps the finished trials and writes the summary before re-raising.
     ``on_progress(done, total, running)`` is called about every second; ``running`` has one dict per
     running trial: ``label``, and once the worker reported them ``episodes``, ``return`` (mean of its
-    last 100 episodes) and ``phase`` (``train`` or ``test``).
+    last 100 episodes) and ``phase`` (``train`` or ``test``). ``progress=True`` shows what
+    ``agentos experiment run`` shows (on stderr): a bar on a terminal, else a line every 5 s.
     """
     from ._executors import DaskExecutor, ProcessPool, default_workers
     from ._progress import LiveTrials
@@ -83,6 +85,11 @@ def run_experiment(
     requeued: dict[str, int] = {}  # bounds retries even if a worker's "started" never arrives
     running: dict = {}
     started = time.perf_counter()
+    display = None
+    if progress and on_progress is None:
+        from ._display import ProgressDisplay
+
+        on_progress = display = ProgressDisplay(quiet=False)
 
     def report() -> None:
         for trial_id in live.drain():  # a trial starts (again): that is an attempt
@@ -150,6 +157,8 @@ def run_experiment(
         result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
         if on_progress:
             on_progress(len(outcomes), len(trials), [])
+        if display is not None:
+            display.close()
     return result
 
 

@@ -13,7 +13,15 @@ from ._index import LocalIndex
 
 
 def index_dir(index: str | None = None) -> str:
-    """The folder to write: ``index`` (a path or ``file://`` URL), else the embedded ``index/``."""
+    """The folder to write: ``index`` (a path or ``file://`` URL), else the folder that a local
+    ``$AGENTOS_INDEX_URL`` names (``file://`` or a path; a trailing ``/simple`` is the root's),
+    else the embedded ``index/``."""
+    from ._client import INDEX_URL_ENV, to_url
+
+    if not index and os.environ.get(INDEX_URL_ENV, "").strip():
+        url = to_url(os.environ[INDEX_URL_ENV])
+        if url.startswith("file:"):
+            index = url
     if index:
         if "://" in index:
             from ._client import local_path
@@ -25,7 +33,7 @@ def index_dir(index: str | None = None) -> str:
         return os.path.abspath(index)
     embedded = embedded_index_dir()
     if embedded is None:
-        raise UsageError("no index folder: pass --index DIR")
+        raise UsageError(f"no index folder: pass --index DIR (or set {INDEX_URL_ENV} to a file:// URL)")
     return embedded
 
 
