@@ -67,8 +67,8 @@ def _folder(ref: str) -> str:
 
 def _run(args) -> int:
     from ..experiments import read_experiment, run_experiment
-    from ..experiments._lifetime import Stopped, stop_signals_interrupt
     from ..experiments._display import ProgressDisplay
+    from ..experiments._lifetime import Stopped, stop_signals_interrupt
 
     options = read_experiment(args.file)
     progress = ProgressDisplay(args.quiet)

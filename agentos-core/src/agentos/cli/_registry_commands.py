@@ -70,11 +70,14 @@ def add_commands(sub) -> None:
     p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
     p.set_defaults(handler=_yank)
 
-    p = sub.add_parser("index", help="maintain an index folder: rebuild, check, serve it, create upload tokens")
+    p = sub.add_parser(
+        "index", help="maintain an index folder: rebuild, check, serve it, upload tokens, project owners"
+    )
     p.add_argument(
         "action",
-        choices=["rebuild", "check", "serve", "token"],
-        help="rebuild: rewrite all pages; check: verify hashes; serve DIR: HTTP server; token create: an API token",
+        choices=["rebuild", "check", "serve", "token", "owner"],
+        help="rebuild: rewrite all pages; check: verify hashes; serve DIR: HTTP server; "
+        "token create|list|revoke ID: API tokens; owner [PROJECT [--set NAME|--maintainers]]: project owners",
     )
     p.add_argument("--index", metavar="DIR", help="the index folder (default: this checkout's index/)")
     p.add_argument(
@@ -227,7 +230,7 @@ def _yank(args) -> int:
 def _index(args) -> int:
     from ..registry import check_index, rebuild_index
 
-    if args.action in ("serve", "token"):
+    if args.action in ("serve", "token", "owner"):
         from ._server_commands import serve_or_token
 
         return serve_or_token(args)
@@ -237,6 +240,8 @@ def _index(args) -> int:
         print(f"rebuilt: {result['projects']} projects, {result['files']} files")
         for filename in result["changed"]:
             print(f"accepted new bytes: {filename}")
+        for line in result.get("skipped", []):
+            print(f"skipped: {line}")
         return 0
     problems = check_index(args.index)
     for problem in problems:

@@ -20,7 +20,9 @@ def add_index_arguments(p) -> None:
         "--max-client-connections", type=int, default=32, help="serve: open connections per client address"
     )
     p.add_argument("--no-access-log", action="store_true", help="serve: do not log every request")
-    p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to")
+    p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to; token revoke: all theirs")
+    p.add_argument("--set", dest="set_owner", metavar="NAME", help="owner PROJECT: give the project to NAME")
+    p.add_argument("--maintainers", action="store_true", help="owner PROJECT: give the project to the maintainers")
 
 
 def _folder(args) -> str:
@@ -38,8 +40,55 @@ def _positive(value: float, flag: str) -> float:
         raise UsageError(f"{flag} takes a positive number, not {value}")
     return value
 
+def _owner(args) -> int:
+    """``agentos index owner [PROJECT] [--set NAME | --maintainers]``: show or reassign owners."""
+    from ..registry._publish import set_owner, show_owners
+
+    if len(args.rest) > 1 or ((args.set_owner or args.maintainers) and not args.rest):
+        raise UsageError("usage: agentos index owner [PROJECT [--set NAME | --maintainers]] --index DIR")
+    if args.set_owner and args.maintainers:
+        raise UsageError("give the project to one: --set NAME or --maintainers")
+    project = args.rest[0] if args.rest else None
+    if args.set_owner or args.maintainers:
+        set_owner(project, args.set_owner, args.index)
+    rows = show_owners(args.index, project and _normalized(project))
+    if project and not rows:
+        raise UsageError(f"{project}: no such project in the index")
+    for name, owner in rows:
+        print(f"{name}  {owner}")
+    return 0
+
+
+def _normalized(project: str) -> str:
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(project)
+
+
+def _tokens(args, root: str) -> int:
+    from ..registry.server import TokenStore
+
+    store = TokenStore(root)
+    if args.rest[:1] == ["list"] and len(args.rest) == 1:
+        for row in store.list():
+            print(f"{row['id']}  {row['owner']}  {row['created']}")
+        return 0
+    if args.rest[:1] == ["revoke"] and (len(args.rest) == 2 or (len(args.rest) == 1 and args.owner)):
+        count = store.revoke(args.rest[1] if len(args.rest) == 2 else "", args.owner or "")
+        if not count:
+            raise UsageError("no such token (see: agentos index token list)")
+        print(f"revoked {count} token{'s' * (count != 1)}")
+        return 0
+    raise UsageError("usage: agentos index token create --owner NAME | list | revoke ID | revoke --owner NAME")
+
 
 def serve_or_token(args) -> int:
+    if args.action == "owner":
+        return _owner(args)
+    if args.action == "token" and args.rest[:1] in (["list"], ["revoke"]):
+        from ..registry._publish import index_dir
+
+        return _tokens(args, index_dir(args.index))
     if args.action == "token":
         if args.rest[:1] != ["create"] or len(args.rest) > 1:
             raise UsageError("usage: agentos index token create --index DIR --owner NAME")

@@ -11,6 +11,7 @@ import statistics
 from collections import Counter
 
 from ..config import atomic_write
+from ._records import load_trials
 
 TABLE_COLUMNS = ("agent", "environment", "settings", "seeds", "failed", "train_return_mean", "train_return_std",
                  "test_return_mean", "test_return_std", "steps_per_second", "wall_seconds")

@@ -34,6 +34,10 @@ class PublishError(UsageError):
     """A file that cannot be published (malformed, misnamed, or clashing with a published one)."""
 
 
+class AlreadyPublished(PublishError):
+    """A file of that name is published with other contents (versions are immutable)."""
+
+
 @dataclass
 class Artifact:
     """One distribution file and what the index needs to know about it."""
@@ -223,8 +227,13 @@ def _sdist_scan(path: str, filename: str) -> tuple[list[str], dict[str, bytes]]:
     import gzip
     import tarfile
 
-    # A .tar.gz is one compressed stream: cap what it may inflate to, as for a zip member.
+    from ._limits import check_tar_headers
+
+    # A .tar.gz is one compressed stream: cap what it may inflate to, as for a zip member; and walk
+    # its raw headers first, since tarfile reads a long-name or pax header whole into memory.
     limit = max(1 << 20, MAX_RATIO * os.path.getsize(path))
+    with gzip.open(path) as stream:
+        check_tar_headers(_Capped(stream, limit, filename), filename)
     names: list[str] = []
     contents: dict[str, bytes] = {}
     with gzip.open(path) as stream, tarfile.open(fileobj=_Capped(stream, limit, filename), mode="r|") as tf:
@@ -268,6 +277,9 @@ def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversi
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
+    from ._limits import check_metadata_shape, check_requirements
+
+    check_metadata_shape(metadata, filename)  # before the parser, whose time grows with the headers
     raw, _ = parse_email(metadata)
     name, version = raw.get("name"), raw.get("version")
     if not name or not version:
@@ -278,6 +290,9 @@ def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversi
         raise PublishError(f"{filename}: invalid version {version!r} in metadata") from None
     if canonicalize_name(name) != canonicalize_name(fname) or parsed != Version(fversion):
         raise PublishError(f"{filename}: metadata says {name} {version}, which does not match the file name")
+    requires = [str(r).strip() for r in raw.get("requires_dist") or []]
+    requires_python = str(raw.get("requires_python") or "").strip()
+    check_requirements(requires, requires_python, filename)
     return Artifact(
         path=path,
         filename=filename,
@@ -288,8 +303,8 @@ def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversi
         size=os.path.getsize(path),
         metadata=metadata,
         summary=str(raw.get("summary") or "").strip(),
-        requires_python=str(raw.get("requires_python") or "").strip(),
-        requires=[str(r).strip() for r in raw.get("requires_dist") or []],
+        requires_python=requires_python,
+        requires=requires,
     )
 
 

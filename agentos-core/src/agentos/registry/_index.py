@@ -27,7 +27,7 @@ import time
 from ..errors import AgentOSError
 from ..host._names import normalize
 from . import _catalogue, _install_files, _pages, _site
-from ._artifacts import Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
+from ._artifacts import AlreadyPublished, Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
 
 
 def _now() -> str:
@@ -78,6 +78,16 @@ def _copy_atomic(src: str, dest: str) -> None:
         raise
 
 
+def _apply(writes) -> None:
+    """Write each ``(path, text)`` atomically, in order (``text`` None removes the file)."""
+    for path, text in writes:
+        if text is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        else:
+            write_atomic(path, text)
+
+
 def _version_key(entry: dict):
     from packaging.utils import parse_sdist_filename, parse_wheel_filename
 
@@ -97,6 +107,7 @@ class LocalIndex:
         self.simple = os.path.join(self.root, "simple")
         self.files = os.path.join(self.root, "files")
         self.catalogue_path = os.path.join(self.root, "catalogue.json")
+        self._rendered: dict[str, list[dict]] = {}
 
     # -- reading ------------------------------------------------------------------------------------
     def load_catalogue(self) -> dict:
@@ -112,6 +123,8 @@ class LocalIndex:
         return data
 
     def project_files(self, project: str) -> list[dict]:
+        if project in self._rendered:  # a publish renders every page before writing any
+            return self._rendered[project]
         path = os.path.join(self.simple, project, "index.json")
         try:
             with open(path, encoding="utf-8") as f:
@@ -140,7 +153,7 @@ class LocalIndex:
     def _file_url(self, art: Artifact) -> str:
         return f"../../files/{art.project}/{art.filename}"
 
-    def _write_project(self, project: str, files: list[dict]) -> None:
+    def _project_pages(self, project: str, files: list[dict]) -> list[tuple[str, str]]:
         files.sort(key=_version_key)
         versions = []
         for entry in files:
@@ -148,18 +161,39 @@ class LocalIndex:
             if len(v) == 3 and str(v[1]) not in versions:
                 versions.append(str(v[1]))
         folder = os.path.join(self.simple, project)
-        write_atomic(os.path.join(folder, "index.json"), _pages.project_json(project, files, versions))
-        write_atomic(os.path.join(folder, "index.html"), _pages.project_html(project, files))
+        return [
+            (os.path.join(folder, "index.json"), _pages.project_json(project, files, versions)),
+            (os.path.join(folder, "index.html"), _pages.project_html(project, files)),
+        ]
+
+    def _write_project(self, project: str, files: list[dict]) -> None:
+        for path, text in self._project_pages(project, files):
+            write_atomic(path, text)
+
+    def _catalogue_pages(self, catalogue: dict, changed: set[str] | None = None) -> list[tuple[str, str]]:
+        """install/<project>.txt (for plain pip), the browsable root page, and catalogue.json last."""
+        _catalogue.refresh(catalogue)
+        out: list[tuple[str, str | None]] = []
+        _install_files.write_all(self, catalogue, lambda path, text: out.append((path, text)), changed)
+        out.append((os.path.join(self.root, "index.html"), _site.catalogue_html(catalogue)))
+        out.append((self.catalogue_path, _catalogue.dumps(catalogue)))
+        return out
 
     def _write_catalogue(self, catalogue: dict, changed: set[str] | None = None) -> None:
-        _catalogue.refresh(catalogue)
-        _install_files.write_all(self, catalogue, write_atomic, changed)  # install/<project>.txt, for plain pip
-        write_atomic(self.catalogue_path, _catalogue.dumps(catalogue))
-        write_atomic(os.path.join(self.root, "index.html"), _site.catalogue_html(catalogue))  # the browsable site
+        _apply(self._catalogue_pages(catalogue, changed))
+
+    def write_catalogue_only(self, catalogue: dict) -> None:
+        """Rewrite ``catalogue.json`` alone (a change of owner: nothing it renders changes); under the lock."""
+        write_atomic(self.catalogue_path, _catalogue.dumps(_catalogue.refresh(catalogue)))
+
+    def _root_pages(self, projects: list[str]) -> list[tuple[str, str]]:
+        return [
+            (os.path.join(self.simple, "index.json"), _pages.root_json(projects)),
+            (os.path.join(self.simple, "index.html"), _pages.root_html(projects)),
+        ]
 
     def _write_root(self, projects: list[str]) -> None:
-        write_atomic(os.path.join(self.simple, "index.json"), _pages.root_json(projects))
-        write_atomic(os.path.join(self.simple, "index.html"), _pages.root_html(projects))
+        _apply(self._root_pages(projects))
 
     def _store(self, art: Artifact) -> None:
         """Put the (staged, already hashed) file in place; a file changed since is refused."""
@@ -184,16 +218,21 @@ class LocalIndex:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def publish(self, artifacts: list[Artifact]) -> list[dict]:
+    def publish(self, artifacts: list[Artifact], *, library: bool = False, owner: str | None = None) -> list[dict]:
         """Add files; returns ``{"filename", "project", "version", "status"}`` per file.
 
-        Under the index lock, everything is checked before anything is written: a file already
-        published with other bytes, a new file for an existing version whose core metadata differs,
-        or a component name that another project owns is refused. A file already published with the
-        same bytes is ``unchanged``, but whatever a crashed publish left out (the stored file, its
-        catalogue release, the root page) is written again. Write order: files, project pages,
-        catalogue, root pages.
+        Under the index lock, everything is checked before anything is written: a name the index
+        may not serve (:mod:`._owners`), a project of another owner (``owner``: an upload's token
+        holder; None: the maintainers), a file already published with other bytes, a new file for
+        an existing version whose core metadata differs, or a component name that another project
+        owns is refused. Then every page is rendered in memory, and only then written: files,
+        project pages, install files, site pages, root pages, and ``catalogue.json`` last (the
+        commit: it records the release, the library flag and the owner). A file already published
+        with the same bytes is ``unchanged``, but whatever a crashed publish left out is written
+        again (``repaired``).
         """
+        from . import _owners
+
         results = []
         with self.locked():
             catalogue = self.load_catalogue()
@@ -201,8 +240,15 @@ class LocalIndex:
             by_project: dict[str, list[Artifact]] = {}
             for art in artifacts:
                 by_project.setdefault(art.project, []).append(art)
-            plans = []
+            plans, claims = [], []
             for project, arts in by_project.items():  # check everything before writing anything
+                _owners.check_name(project, library=library, owner=owner)
+                if _owners.check_owner(self.root, catalogue, project, owner):
+                    claims.append(project)
+                info = catalogue["projects"].get(project, {})
+                unrecorded = (owner is not None and info.get("owner") != owner) or (
+                    library and not _owners.is_component_name(project) and info.get("library") is not True
+                )
                 arts.sort(key=lambda a: a.packagetype != "bdist_wheel")  # a wheel defines its release
                 files = self.project_files(project)
                 listed = {f["filename"]: f for f in files}
@@ -213,7 +259,7 @@ class LocalIndex:
                     if old is None and os.path.exists(stored) and sha256_file(stored) != art.sha256:
                         old = {"hashes": {"sha256": sha256_file(stored)}}
                     if old is not None and old["hashes"].get("sha256") != art.sha256:
-                        raise PublishError(
+                        raise AlreadyPublished(
                             f"{art.filename} is already published with different content "
                             f"(sha256 {old['hashes'].get('sha256', '?')[:12]}..., new {art.sha256[:12]}...); "
                             "versions are immutable: bump the version"
@@ -225,6 +271,7 @@ class LocalIndex:
                         _catalogue.find_release(release, art.version) is None
                         or not os.path.exists(stored)
                         or (art.metadata and not os.path.exists(f"{stored}.metadata"))
+                        or unrecorded
                     )
                     status = "unchanged" if old is not None and not healed else "published"
                     status = "repaired" if healed else status
@@ -235,20 +282,37 @@ class LocalIndex:
                         fresh.append(art)
                         _catalogue.add_release(catalogue, art)  # later files of this batch see it
                 if fresh:
+                    entry = catalogue["projects"][project]
+                    if owner is not None:
+                        entry["owner"] = owner
+                    if library and not _owners.is_component_name(project):
+                        entry["library"] = True
                     plans.append((project, files, listed, fresh))
+            now, pages = _now(), []  # render everything (what can fail) before the first write
             for project, files, listed, fresh in plans:
-                now = _now()
                 for art in fresh:
-                    self._store(art)
                     if art.filename not in listed:
                         files.append(_pages.file_entry(art, self._file_url(art), now))
-                self._write_project(project, files)
-            if plans:
-                self._write_catalogue(catalogue, {plan[0] for plan in plans})
-                _site.write_project_pages(self.root, catalogue, [plan[0] for plan in plans])  # the browsable site
+                pages += self._project_pages(project, files)
+                self._rendered[project] = files
+            try:
+                if plans:
+                    pages += self._catalogue_pages(catalogue, {plan[0] for plan in plans})
+            finally:
+                self._rendered.clear()
             root = self._root_projects()
             if root is None or not set(catalogue["projects"]) <= root:
-                self._write_root(sorted(catalogue["projects"]))
+                pages[-1:-1] = self._root_pages(sorted(catalogue["projects"]))  # before the catalogue
+            for project in claims:  # the name stays the uploader's if this publish is killed half-way
+                _owners.claim(self.root, project, owner)
+            for _, _, _, fresh in plans:
+                for art in fresh:
+                    self._store(art)
+            commit = [p for p in pages if p[0] == self.catalogue_path]
+            _apply([p for p in pages if p[0] != self.catalogue_path])
+            if plans:
+                _site.write_project_pages(self.root, catalogue, [plan[0] for plan in plans])  # the browsable site
+            _apply(commit)
         return results
 
     @staticmethod
@@ -321,18 +385,32 @@ class LocalIndex:
         The hashes recorded in the project pages are the truth: a file whose bytes changed is
         refused (naming it) unless ``accept_changes``; nothing is written then.
         """
+        from ._owners import NAMES_RULE, index_owns
+
         with self.locked():
+            try:
+                previous = self.load_catalogue()["projects"]  # owners and library flags are kept
+            except AgentOSError:
+                previous = {}
             catalogue = _catalogue.empty()
             projects = sorted(os.listdir(self.files)) if os.path.isdir(self.files) else []
-            count, pages, changed = 0, [], []
+            count, pages, changed, skipped, unserved = 0, [], [], [], []
             for project in projects:
+                if not index_owns(project, previous.get(project)):
+                    skipped.append(f"{project}: not served ({NAMES_RULE}; publish it with --library to serve it)")
+                    unserved.append(project)
+                    continue
                 old = {f["filename"]: f for f in self.project_files(project)}
                 folder = os.path.join(self.files, project)
                 files, arts = [], []
                 for filename in sorted(os.listdir(folder)):
                     if not is_distribution_file(filename):
                         continue
-                    art = read_artifact(os.path.join(folder, filename))
+                    try:
+                        art = read_artifact(os.path.join(folder, filename))
+                    except PublishError as exc:  # one bad file never breaks the rebuild of the index
+                        skipped.append(f"{filename}: not listed ({exc})")
+                        continue
                     prev = old.get(filename, {})
                     recorded = prev.get("hashes", {}).get("sha256")
                     if recorded and recorded != art.sha256:
@@ -347,6 +425,9 @@ class LocalIndex:
                     releases = catalogue["projects"][art.project]["releases"]
                     release = releases[_catalogue.find_release(releases, art.version)]
                     release["yanked"] = next((f["yanked"] for f in files if f["filename"] == art.filename), False)
+                for key in ("owner", "library"):
+                    if project in catalogue["projects"] and previous.get(project, {}).get(key):
+                        catalogue["projects"][project][key] = previous[project][key]
                 if files:
                     pages.append((project, files, arts))
                     count += len(files)
@@ -364,7 +445,11 @@ class LocalIndex:
             self._write_catalogue(catalogue)
             _site.write_project_pages(self.root, catalogue, catalogue["projects"])  # the browsable site
             self._write_root(sorted(catalogue["projects"]))
-        return {"projects": len(catalogue["projects"]), "files": count, "changed": changed}
+            for project in unserved:  # pages of a name the index may not serve are never offered to pip
+                shutil.rmtree(os.path.join(self.simple, project), ignore_errors=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self.root, _install_files.FOLDER, f"{project}.txt"))
+        return {"projects": len(catalogue["projects"]), "files": count, "changed": changed, "skipped": skipped}
 
     def check(self) -> list[str]:
         """Problems found: pages, catalogue, root page and stored files that disagree."""
@@ -380,7 +465,11 @@ class LocalIndex:
             if os.path.isdir(os.path.join(self.simple, p))
         )
         root = self._root_projects() or set()
+        from ._owners import NAMES_RULE, index_owns
+
         for project in sorted(set(pages) | set(catalogue["projects"])):
+            if not index_owns(project, catalogue["projects"].get(project)):
+                problems.append(f"{project}: served, but {NAMES_RULE} (run 'agentos index rebuild')")
             if project not in catalogue["projects"]:
                 problems.append(f"{project}: has a project page but is not in catalogue.json")
             if project not in root:

@@ -30,6 +30,7 @@ from ..host import canonical_kind, did_you_mean, distribution_name, normalize
 from . import _extras, _pip, _requirements
 from ._artifacts import read_artifact
 from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
+from ._owners import served
 
 
 def _kind(kind: str) -> str:
@@ -65,7 +66,7 @@ def find_project(client: IndexClient, kind: str, name: str) -> tuple[str, str, s
         if "no catalogue.json" not in str(exc):
             raise
         return distribution_name(kind, name), name, set()  # a plain PEP 503 index: use the convention
-    hosted = set(catalogue.get("projects", {}))
+    hosted = served(catalogue)  # only names the index may serve are pinned to it (never gymnasium)
     rows = [c for c in catalogue.get("components", []) if c["kind"] == kind]
     for row in rows:
         if normalize(row["name"]) == normalize(name):
@@ -85,6 +86,11 @@ def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[s
     for item in items:
         project = canonicalize_name(item["metadata"]["name"])
         url = item.get("download_info", {}).get("url", "")
+        if project != skip and project not in hosted and url.startswith(client.url):
+            raise AgentOSError(
+                f"{project} would come from the registry at {client.url}, which may not serve that name "
+                "(only agentos-<kind>-<name> components and its maintainers' libraries); refusing; nothing was changed"
+            )
         if project == skip or project not in hosted or url.startswith(client.url):
             continue
         files = client.project_files(project) or []

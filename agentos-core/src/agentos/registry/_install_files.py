@@ -30,10 +30,13 @@ def _pick(catalogue: dict, project: str, specifier) -> str | None:
 
 def closure(catalogue: dict, project: str, version: str) -> list[tuple[str, str]]:
     """``(project, version)`` of ``project`` and every project of this index it requires, dependencies first."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import Requirement
     from packaging.specifiers import SpecifierSet
     from packaging.utils import canonicalize_name
 
+    from ._owners import served
+
+    owned = served(catalogue)
     order: list[tuple[str, str]] = []
 
     def visit(name: str, ver: str, seen: tuple) -> None:
@@ -42,11 +45,11 @@ def closure(catalogue: dict, project: str, version: str) -> list[tuple[str, str]
         for line in catalogue["projects"][name]["releases"][ver].get("requires") or []:
             try:
                 req = Requirement(line)
-            except InvalidRequirement:
+                dep = canonicalize_name(req.name)
+                if dep not in owned or (req.marker and not req.marker.evaluate({"extra": ""})):
+                    continue  # a third-party project (pip's usual index, whatever lies in the folder) or an extra
+            except Exception:  # InvalidRequirement, UndefinedComparison: publish refuses them; never fatal here
                 continue
-            dep = canonicalize_name(req.name)
-            if dep not in catalogue["projects"] or (req.marker and not req.marker.evaluate({"extra": ""})):
-                continue  # a third-party project (pip's usual index) or an extra
             chosen = _pick(catalogue, dep, req.specifier or SpecifierSet())
             if chosen:
                 visit(dep, chosen, (*seen, name))
@@ -186,23 +189,26 @@ def _file_version(filename: str) -> str:
 
 
 def write_all(index, catalogue: dict, write, changed: set[str] | None = None) -> None:
-    """Write ``install/<project>.txt`` of each project whose file may differ (``write(path, text)``).
+    """Write ``install/<project>.txt`` of each project whose file may differ (``write(path, text)``;
+    ``text`` None removes the file). Only projects the index may serve get one (:mod:`._owners`).
 
     With ``changed`` (the projects just published or yanked), only the projects that need one of
     them are rendered (from the catalogue: no other page is read), so a publish stays cheap.
     """
     from ._catalogue import latest
+    from ._owners import served
 
     affected = set(catalogue["projects"]) if changed is None else _dependents(catalogue, changed)
+    owned = served(catalogue)
     for project, info in catalogue["projects"].items():
         if project not in affected:
             continue
-        version = latest(info["releases"])
+        version = latest(info["releases"]) if project in owned else None
         text = render(index, catalogue, project, version) if version else None
         path = os.path.join(index.root, FOLDER, f"{project}.txt")
         if text is None:
             if os.path.exists(path):
-                os.unlink(path)
+                write(path, None)  # removed
         elif not _same(path, text):
             write(path, text)
         _write_extras(index, catalogue, project, version if text is not None else None, write)

@@ -51,13 +51,16 @@ def publish(paths: list[str], index: str | None = None, *, library: bool = False
         return publish_files(collect(list(paths), work, sdist=sdist), root, library=library)
 
 
-def publish_files(files: list[str], index_root: str, *, library: bool = False) -> list[dict]:
+def publish_files(files: list[str], index_root: str, *, library: bool = False, owner: str | None = None) -> list[dict]:
     """The one way files enter an index: local wheels/sdists already on disk into the folder ``index_root``.
 
     Each file is first copied into the index's staging folder, and only the copy is read, hashed
-    and checked (file name grammar, archive structure, bounded metadata, naming convention); then,
-    under the index lock, versions must be immutable and component names keep their first owner.
-    Nothing is written unless every file passes. Raises :class:`PublishError` (one line).
+    and checked (file name grammar, archive structure, bounded metadata, requirements, naming
+    convention), without any lock; then, under the index lock, names must be ones the index may
+    serve (``library``: the maintainers' libraries too), projects must be ``owner``'s (an upload's
+    token holder; None: the maintainers), versions immutable, and component names keep their first
+    owner. Nothing is written unless every file passes. Raises :class:`PublishError` (one line;
+    :class:`~agentos.registry._owners.Forbidden` for a name or project that is not the publisher's).
     """
     import shutil
 
@@ -79,8 +82,8 @@ def publish_files(files: list[str], index_root: str, *, library: bool = False) -
         for arts in by_version.values():
             wheels = [a for a in arts if a.packagetype == "bdist_wheel"]
             for art in wheels or arts:  # an sdist's entry points are only checked without a wheel
-                check_convention(art, library=library)
-        results = target.publish(artifacts)
+                check_convention(art, library=library or owner is not None)
+        results = target.publish(artifacts, library=library, owner=owner)
     for r in results:
         r["index"] = target.root
     return results
@@ -105,6 +108,20 @@ def yank(package: str, version: str, reason: str = "", index: str | None = None,
 
 def rebuild_index(index: str | None = None, *, accept_changes: bool = False) -> dict:
     return LocalIndex(index_dir(index)).rebuild(accept_changes=accept_changes)
+
+
+def show_owners(index: str | None = None, project: str | None = None) -> list[tuple[str, str]]:
+    from ._owners import show
+
+    return show(LocalIndex(index_dir(index)), project)
+
+
+def set_owner(project: str, owner: str | None, index: str | None = None) -> None:
+    from packaging.utils import canonicalize_name
+
+    from ._owners import reassign
+
+    reassign(LocalIndex(index_dir(index)), canonicalize_name(project), owner)
 
 
 def check_index(index: str | None = None) -> list[str]:

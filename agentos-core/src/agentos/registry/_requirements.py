@@ -56,10 +56,11 @@ def lines_for(projects: dict[str, str | None], index_url: str | None = None, con
     latest); anything else, or every line when no index is reachable, is pinned by version."""
     from ..errors import AgentOSError
     from ._client import IndexClient, resolve_index_url
+    from ._owners import served
 
     try:
         client = IndexClient(resolve_index_url(index_url, config))
-        hosted = set(client.catalogue().get("projects", {}))
+        hosted = served(client.catalogue())
     except AgentOSError:
         client, hosted = None, set()
     lines = []

@@ -2,7 +2,9 @@
 
 A token is ``agentos-`` plus 32 random bytes (url-safe base64); only its sha256 is stored, so
 the file does not let anyone upload. Each token belongs to an owner; each project to the owner
-whose token first uploaded it. Projects already in the index without an owner (published
+whose token first uploaded it: ``projects`` here is that owner's claim, written before the first
+byte of the project (so a killed upload leaves the name to its uploader), and ``catalogue.json``
+records the owner with the publish itself. Projects already in the index without an owner (published
 locally) belong to the index's maintainers: no token uploads to them unless ``assign`` gives
 them to an owner.
 """
@@ -62,7 +64,7 @@ class TokenStore:
 
     @contextlib.contextmanager
     def locked(self):
-        """Serialises owner decisions (taken before the index's own lock, never inside it)."""
+        """Serialises writes of this file (held briefly; taken inside the index's lock, never around it)."""
         import fcntl
 
         os.makedirs(self.root, exist_ok=True)
@@ -73,10 +75,14 @@ class TokenStore:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def create(self, owner: str) -> str:
-        """A new token for ``owner``; the only time the token itself is seen."""
+    @staticmethod
+    def check_owner_name(owner: str) -> None:
         if not _OWNER_RE.match(owner or ""):
             raise UsageError(f"invalid owner name {owner!r}: letters, digits, '.', '_', '-' (at most 64)")
+
+    def create(self, owner: str) -> str:
+        """A new token for ``owner``; the only time the token itself is seen."""
+        self.check_owner_name(owner)
         token = PREFIX + secrets.token_urlsafe(32)
         with self.locked():
             data = self._load()
@@ -98,8 +104,36 @@ class TokenStore:
     def project_owner(self, project: str) -> str | None:
         return self._load()["projects"].get(project)
 
-    def assign(self, project: str, owner: str) -> None:
-        """Record ``owner`` as the owner of ``project`` (call under :meth:`locked`)."""
+    def projects(self) -> dict[str, str]:
+        """Project -> owner claimed by its first upload (the catalogue's ``owner`` is the published one)."""
+        return dict(self._load()["projects"])
+
+    def assign(self, project: str, owner: str | None) -> None:
+        """Record ``owner`` as the owner of ``project``, or forget it with None (call under :meth:`locked`)."""
         data = self._load()
-        data["projects"][project] = owner
+        if owner is None:
+            data["projects"].pop(project, None)
+        else:
+            data["projects"][project] = owner
         self._save(data)
+
+    def list(self) -> list[dict]:
+        """Every token as ``{"id", "owner", "created"}``: the id is the first 12 hex digits of its sha256."""
+        tokens = self._load()["tokens"]
+        return [{"id": d[:12], "owner": i["owner"], "created": i.get("created", "")} for d, i in sorted(tokens.items())]
+
+    def revoke(self, token_id: str = "", owner: str = "") -> int:
+        """Delete the token whose id is ``token_id`` (at least 8 hex digits), or every token of ``owner``."""
+        if not (owner or re.fullmatch(r"[0-9a-f]{8,64}", token_id or "")):
+            raise UsageError("name a token by its id (8 or more hex digits, see 'agentos index token list') or --owner")
+        with self.locked():
+            data = self._load()
+            doomed = [
+                d for d, i in data["tokens"].items() if (token_id and d.startswith(token_id)) or i["owner"] == owner
+            ]
+            if token_id and len(doomed) > 1:
+                raise UsageError(f"{token_id} names {len(doomed)} tokens; give more digits")
+            for digest in doomed:
+                del data["tokens"][digest]
+            self._save(data)
+        return len(doomed)

@@ -4,13 +4,14 @@ The token is checked before any of the file is stored: a Basic-auth token before
 at all, a form's ``token`` field as soon as the file part begins (the field must come first, as
 the form sends it). The request body is counted as it arrives and refused with 413 as soon as it
 passes the limit (python-multipart spools the file to disk, never to memory). The file goes into
-a private folder inside the index, its ``sha256_digest`` field is checked, then, holding the token store's lock,
-the project's owner is checked and the file goes through the registry's own publish path
-(:func:`agentos.registry.publish_files`, with every check of a local publish, under the index
-lock). Errors: 400 (the one-line reason), 403 (unknown token, project owned by someone else),
-408 (body too slow), 409 (another file of that name exists), 413 (too large); the reason is also
-the status line's reason phrase, which is what twine prints. The same file again is a no-op (200),
-as it is for a local publish.
+a private folder inside the index, its ``sha256_digest`` field is checked, then it goes through the
+registry's own publish path (:func:`agentos.registry.publish_files`, with every check of a local
+publish; the name rule and the project's owner are checked under the index lock, and the owner is
+recorded in the same atomic step as the publish). Errors: 400 (the one-line reason), 403 (unknown
+token, a name the index does not serve, project owned by someone else), 408 (body too slow), 409
+(another file of that name exists), 413 (too large); the reason is also the status line's reason
+phrase, which is what twine prints. The same file again is a no-op (200), as it is for a local
+publish.
 """
 
 from __future__ import annotations
@@ -205,41 +206,22 @@ class Uploader:
             shutil.rmtree(folder, ignore_errors=True)
 
     def _publish(self, path: str, filename: str, owner: str) -> str:
+        """Every check, the owner's included, happens in ``publish_files`` (parsing before the index
+        lock, the owner and the write under it, ownership recorded with the publish itself)."""
         from .. import publish_files
-        from .._artifacts import read_artifact
+        from .._artifacts import AlreadyPublished
+        from .._owners import Forbidden
 
         try:
-            project = read_artifact(path).project
+            results = publish_files([path], self.root, owner=owner)
+        except Forbidden as exc:
+            raise Refused(403, str(exc)) from None
+        except AlreadyPublished as exc:
+            raise Refused(409, str(exc)) from None
         except UsageError as exc:
             raise Refused(400, str(exc)) from None
         except Exception as exc:  # a file the reader did not foresee is still only refused
             raise Refused(400, f"{filename}: unreadable ({type(exc).__name__}: {exc})") from None
-        with self.tokens.locked():
-            current = self.tokens.project_owner(project)
-            exists = os.path.isdir(os.path.join(self.root, "simple", project))
-            if current is None and exists:
-                raise Refused(403, f"{project} is owned by the index's maintainers (published without a token)")
-            if current is not None and current != owner:
-                raise Refused(403, f"{project} is owned by another user")
-            existing = os.path.join(self.root, "files", project, filename)
-            if os.path.exists(existing):
-                if _sha256(existing) == _sha256(path):  # the same file again: a no-op, as a local publish
-                    return f"unchanged {filename}"
-                raise Refused(409, f"{filename} already exists with other contents; versions are immutable")
-            try:
-                results = publish_files([path], self.root, library=True)
-            except UsageError as exc:
-                raise Refused(400, str(exc)) from None
-            if results and results[0]["status"] == "unchanged":
-                raise Refused(409, f"{filename} already exists with other contents; versions are immutable")
-            if current is None:
-                self.tokens.assign(project, owner)
+        if results and results[0]["status"] == "unchanged":
+            return f"unchanged {filename}"  # the same file again: a no-op, as a local publish
         return f"published {filename}"
-
-
-def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -1,0 +1,116 @@
+"""Bounds on untrusted archives, checked before any parser sees them: time and memory, not only bytes.
+
+* Core metadata: the e-mail parser is quadratic in the number of distinct headers, so the header
+  block is counted first (fields, distinct names, lines) and refused past small caps.
+* Tar archives: :mod:`tarfile` reads a GNU long-name/long-link or pax header whole into memory,
+  whatever its size; :func:`check_tar_headers` walks the raw 512-byte headers of the stream itself
+  and refuses oversized special headers (and sparse members) before :mod:`tarfile` is used.
+* Requirements: every ``Requires-Dist`` and ``Requires-Python`` must parse, and every marker must
+  evaluate, so that nothing downstream (install files, ``agentos install``) fails half-way.
+"""
+
+from __future__ import annotations
+
+MAX_HEADER_FIELDS = 2000  # Classifier/Requires-Dist may repeat; real packages stay far below
+MAX_HEADER_NAMES = 100  # distinct header names (core metadata defines about 30)
+MAX_HEADER_LINES = 10_000  # header fields plus their continuation lines
+MAX_LINES = 200_000  # the whole file, body included
+MAX_TAR_HEADER = 64 << 10  # a GNU long name / long link or a pax header: at most this many bytes
+MAX_TAR_MEMBERS = 100_000
+_BLOCK = 512
+_SPECIAL = {b"L": "GNU long name", b"K": "GNU long link", b"x": "pax header", b"g": "pax global header"}
+_SPARSE = b"S"
+
+
+def check_metadata_shape(metadata: bytes, filename: str) -> None:
+    """Refuse core metadata whose header block is too large to parse in bounded time."""
+    from ._artifacts import PublishError
+
+    if metadata.count(b"\n") > MAX_LINES:
+        raise PublishError(f"{filename}: core metadata has more than {MAX_LINES} lines; refused")
+    fields, lines, names = 0, 0, set()
+    for line in metadata.splitlines():
+        if not line.strip():
+            break  # the end of the headers
+        lines += 1
+        if line[:1] not in (b" ", b"\t"):
+            fields += 1
+            names.add(line.split(b":", 1)[0].strip().lower()[:100])
+        if fields > MAX_HEADER_FIELDS or lines > MAX_HEADER_LINES or len(names) > MAX_HEADER_NAMES:
+            raise PublishError(
+                f"{filename}: core metadata has too many headers (at most {MAX_HEADER_FIELDS} fields, "
+                f"{MAX_HEADER_NAMES} distinct names, {MAX_HEADER_LINES} lines); refused"
+            )
+
+
+def check_requirements(requires: list[str], requires_python: str, filename: str) -> None:
+    """Every requirement parses and every marker evaluates (for no extra and for each extra it names)."""
+    from packaging.markers import default_environment
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from ._artifacts import PublishError
+
+    if requires_python:
+        try:
+            SpecifierSet(requires_python)
+        except InvalidSpecifier:
+            raise PublishError(f"{filename}: invalid Requires-Python {requires_python[:100]!r}") from None
+    env = default_environment()
+    for line in requires:
+        try:
+            req = Requirement(line)
+            if req.marker is not None:
+                req.marker.evaluate({**env, "extra": ""})
+        except Exception as exc:  # InvalidRequirement, UndefinedComparison, InvalidVersion...
+            kind = "requirement" if isinstance(exc, InvalidRequirement) else "marker"
+            raise PublishError(f"{filename}: invalid {kind} in Requires-Dist {line[:100]!r}; refused") from None
+
+
+def _octal_size(field: bytes, filename: str) -> int:
+    from ._artifacts import PublishError
+
+    if field[:1] in (b"\x80", b"\xff"):  # base-256 (GNU): only for sizes over 8 GiB, or negative
+        raise PublishError(f"{filename}: tar member larger than 8 GiB; refused")
+    text = field.split(b"\0", 1)[0].strip() or b"0"
+    try:
+        return int(text, 8)
+    except ValueError:
+        raise PublishError(f"{filename}: malformed tar header (size {text[:20]!r})") from None
+
+
+def check_tar_headers(stream, filename: str) -> None:
+    """Walk the headers of an (already decompressed) tar ``stream``; memory stays a few blocks.
+
+    Refuses special headers (long names, pax) over :data:`MAX_TAR_HEADER`, sparse members and more
+    than :data:`MAX_TAR_MEMBERS` members. Member data is skipped in chunks, never kept.
+    """
+    from ._artifacts import PublishError
+
+    members = 0
+    while True:
+        header = stream.read(_BLOCK)
+        if len(header) < _BLOCK or header == b"\0" * _BLOCK:
+            return  # end of archive (or a truncated one: tarfile says what is wrong)
+        typeflag = header[156:157]
+        size = _octal_size(header[124:136], filename)
+        if typeflag in _SPECIAL and size > MAX_TAR_HEADER:
+            raise PublishError(
+                f"{filename}: a {_SPECIAL[typeflag]} of {size} bytes (at most {MAX_TAR_HEADER >> 10} KiB); refused"
+            )
+        if typeflag == _SPARSE:
+            raise PublishError(f"{filename}: sparse tar members are not accepted in an sdist")
+        left = -(-size // _BLOCK) * _BLOCK  # the member's data, padded to whole blocks
+        if typeflag in (b"x", b"g"):
+            data = stream.read(size)
+            if b"GNU.sparse" in data:
+                raise PublishError(f"{filename}: sparse tar members are not accepted in an sdist")
+            left -= len(data)
+        members += typeflag not in _SPECIAL
+        if members > MAX_TAR_MEMBERS:
+            raise PublishError(f"{filename}: more than {MAX_TAR_MEMBERS} members; refused")
+        while left:
+            chunk = stream.read(min(left, 1 << 16))
+            if not chunk:
+                return
+            left -= len(chunk)
