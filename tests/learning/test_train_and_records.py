@@ -41,11 +41,7 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     lock = json.loads((run / "lock.json").read_text())
     packages = {c["package"]: c for c in lock["components"]}
     assert set(packages) == {"agentos-env-corridor", "agentos-policy-q-table", "agentos-trainer-sarsa"}
-    assert {p: c["version"] for p, c in packages.items()} == {
-        "agentos-env-corridor": "1.1.0",
-        "agentos-policy-q-table": "1.2.0",
-        "agentos-trainer-sarsa": "1.1.0",
-    }
+    assert {p: c["version"] for p, c in packages.items()} == {p: plugin_version(p) for p in packages}
     for entry in packages.values():
         assert SHA256.match(entry["sha256"]) and entry["install"] == "wheel"
     others = {p["name"] for p in lock["packages"]}
@@ -94,7 +90,7 @@ def test_train_writes_a_well_formed_run_record(learning_venv, corridor_agent):
     assert [r["mode"] for r in rows] == ["train", "run"]
     shown = learning_venv.agentos("runs", "show", meta["id"][-4:], cwd=corridor_agent)
     assert shown.returncode == 0, shown.stderr
-    assert "agentos-policy-q-table 1.2.0 sha256" in shown.stdout
+    assert f"agentos-policy-q-table {plugin_version('agentos-policy-q-table')} sha256" in shown.stdout
 
     # a plain run after training uses the trained policy; --fresh an untrained one
     result = learning_venv.agentos("run", "-n", "3", cwd=corridor_agent)
@@ -170,13 +166,14 @@ def test_from_run_refuses_when_installed_components_differ(learning_venv, corrid
     assert result.returncode == 0, result.stderr
     run_id = json.loads((only_run(corridor_agent, "train") / "run.json").read_text())["id"]
 
-    # install another build of the trainer (version 1.1.1), as if the environment had changed since
+    # install another build of the trainer (its version + .post1), as if the environment had changed since
     from conftest import ROOT
 
     project = tmp_path / "agentos-trainer-sarsa"
     shutil.copytree(ROOT / "plugins" / "agentos-trainer-sarsa", project, ignore=shutil.ignore_patterns("tests"))
+    version = plugin_version("agentos-trainer-sarsa")
     toml = project / "pyproject.toml"
-    toml.write_text(toml.read_text().replace('version = "1.1.0"', 'version = "1.1.1"'))
+    toml.write_text(toml.read_text().replace(f'version = "{version}"', f'version = "{version}.post1"'))
     out = tmp_path / "wheels"
     out.mkdir()
     learning_venv.pip_install("--no-deps", "--force-reinstall", build_wheel(project, out))
@@ -184,7 +181,7 @@ def test_from_run_refuses_when_installed_components_differ(learning_venv, corrid
         refused = learning_venv.agentos("run", "--from-run", run_id, "-n", "1", cwd=corridor_agent)
         assert refused.returncode == 2
         assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
-        assert "trainer sarsa: version 1.1.0 in the run, 1.1.1 installed" in refused.stderr
+        assert f"trainer sarsa: version {version} in the run, {version}.post1 installed" in refused.stderr
         assert "--force" in refused.stderr
         forced = learning_venv.agentos("run", "--from-run", run_id, "-n", "1", "--force", cwd=corridor_agent)
         assert forced.returncode == 0, forced.stderr
@@ -224,3 +221,13 @@ def test_learning_commands_import_nothing_heavy(learning_venv, tmp_path):
     result = learning_venv.run("python", "-c", code, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def plugin_version(project: str) -> str:
+    """The version in a first-party plugin's pyproject.toml (what the tests' venvs install)."""
+    import tomllib
+
+    from conftest import ROOT
+
+    with open(ROOT / "plugins" / project / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["version"]

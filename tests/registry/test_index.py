@@ -64,7 +64,7 @@ def test_publish_is_immutable_and_idempotent(tmp_path):
     assert publish([str(wheel)], str(index))[0]["status"] == "unchanged"
     assert before == {p: p.stat().st_mtime_ns for p in index.rglob("*") if p.is_file()}
     other = env_wheel(tmp_path / "w2", "demo", "1.0", summary="different bytes")
-    with pytest.raises(PublishError, match="already published with different content"):
+    with pytest.raises(PublishError, match="already exists with other contents"):
         publish([str(other)], str(index))
     assert before == {p: p.stat().st_mtime_ns for p in index.rglob("*") if p.is_file()}
 

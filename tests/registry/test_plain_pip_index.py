@@ -36,7 +36,7 @@ def offered_releases_that_miss_todays_core(catalogue: dict) -> list[str]:
             core = _core_requirement(release)
             if core is None:
                 bad.append(f"{project} {version}: does not require agentos-core")
-            elif today not in core.specifier or any(v in core.specifier for v in older):
+            elif today not in core.specifier:  # (older cores are yanked, checked above: pip skips them)
                 bad.append(f"{project} {version}: agentos-core{core.specifier} is not today's {today}")
     return bad
 
@@ -49,11 +49,16 @@ def test_rule_catches_a_release_without_core_and_accepts_its_valid_twin():
     assert offered_releases_that_miss_todays_core(catalogue) == ["agentos-env-x 1.0.0: does not require agentos-core"]
     catalogue["projects"]["agentos-env-x"]["releases"] = {"1.0.0": {**rel, "yanked": "old"}, "1.1.0": ok}
     assert offered_releases_that_miss_todays_core(catalogue) == []
-    loose = {"requires": ["agentos-core>=0.1"], "yanked": False}
+    loose = {"requires": ["agentos-core>=0.1"], "yanked": False}  # admits only yanked older cores: fine
     catalogue["projects"]["agentos-env-x"]["releases"]["1.2.0"] = loose
+    assert offered_releases_that_miss_todays_core(catalogue) == []
+    stale = {"requires": ["agentos-core<0.3,>=0.1"], "yanked": False}
+    catalogue["projects"]["agentos-env-x"]["releases"]["1.3.0"] = stale
     assert offered_releases_that_miss_todays_core(catalogue) == [
-        "agentos-env-x 1.2.0: agentos-core>=0.1 is not today's 0.3.0"
+        "agentos-env-x 1.3.0: agentos-core<0.3,>=0.1 is not today's 0.3.0"
     ]
+    core["0.2.0"]["yanked"] = False  # an older core pip could still pick
+    assert "agentos-core 0.2.0: older than 0.3.0" in offered_releases_that_miss_todays_core(catalogue)
 
 
 def test_committed_index_offers_only_releases_for_todays_core():

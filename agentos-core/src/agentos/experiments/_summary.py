@@ -166,18 +166,25 @@ class ExperimentResult:
 
     @classmethod
     def load(cls, folder: str) -> ExperimentResult:
-        """The trials recorded in an experiment folder (finished or failed), in the order of the
-        experiment's plan (``experiment.json``), as ``run`` lists them."""
-        from ..errors import UsageError
+        """The well-formed trial records of an experiment folder (finished or failed), in the order of
+        the experiment's plan (``experiment.json``), as ``run`` lists them; a malformed record is left
+        out with one warning line naming its file (:func:`load_experiment` also says how many)."""
+        return load_experiment(folder)[0]
 
-        folder = os.path.abspath(folder)
-        trials_dir = os.path.join(folder, "trials")
-        if not os.path.isdir(trials_dir):
-            raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
-        trials, _skipped = load_trials(folder)  # malformed records are left out, each with one warning line
-        order = _planned_order(folder)
-        trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
-        return cls(folder, trials)
+
+def load_experiment(folder: str) -> tuple[ExperimentResult, int]:
+    """(``ExperimentResult`` of the well-formed records in ``folder``, in the plan's order; how many
+    records were left out)."""
+    from ..errors import UsageError
+
+    folder = os.path.abspath(folder)
+    trials_dir = os.path.join(folder, "trials")
+    if not os.path.isdir(trials_dir) or os.path.islink(trials_dir):
+        raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
+    trials, skipped = load_trials(folder)
+    order = _planned_order(folder)
+    trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
+    return ExperimentResult(folder, trials), skipped
 
 
 def _planned_order(folder: str) -> dict[str, int]:

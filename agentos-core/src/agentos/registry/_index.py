@@ -260,7 +260,7 @@ class LocalIndex:
                         old = {"hashes": {"sha256": sha256_file(stored)}}
                     if old is not None and old["hashes"].get("sha256") != art.sha256:
                         raise AlreadyPublished(
-                            f"{art.filename} is already published with different content "
+                            f"{art.filename} already exists with other contents "
                             f"(sha256 {old['hashes'].get('sha256', '?')[:12]}..., new {art.sha256[:12]}...); "
                             "versions are immutable: bump the version"
                         )
