@@ -1,4 +1,4 @@
-"""Sessions: ``nox -s demo`` (the main job), ``nox -s tests``, ``nox -s lint``, ``nox -s bench``.
+"""Sessions: ``nox -s demo`` (the main job), ``nox -s tests``, ``nox -s lint``, ``nox -s docs``, ``nox -s bench``.
 
 torch is pinned to 2.13.0 first in every session that may pull it in: on these machines that is a
 CPU build lying on disk, while an open range would download a CUDA build of several GB.
@@ -19,6 +19,10 @@ TORCH = "torch==2.13.0"
 # The linter is pinned: a newer ruff adds rules, and `nox -s lint` must give the same verdict on every
 # machine and every day (bump it deliberately, fixing what the new version finds).
 RUFF = "ruff==0.17.6"
+# The documentation site's tools, pinned for the same reason: `mkdocs build --strict` turns every warning
+# into an error, and a new release may warn about what the old one accepted.
+DOCS = ["mkdocs==1.6.1", "mkdocs-material==9.8.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11",
+        "griffe==2.4.1", "mkdocs-autorefs==1.4.5"]
 PLUGINS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "plugins", "*", "pyproject.toml")))
 # Test tools, and what the tests exercise beyond the plugins' own requirements: ruff (rendered
 # templates must lint), stable-baselines3 (generated SB3 agents), tensorboard (its tracker).
@@ -100,6 +104,16 @@ def lint(session: nox.Session) -> None:
     """ruff (pinned) over every Python file of the project; `.ci/run` runs it too."""
     session.install(RUFF)
     session.run("ruff", "check", "agentos-core", "plugins", "tests", "bench", "noxfile.py")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site (mkdocs.yml, docs/) into site/, strictly: any warning (a broken link, a
+    missing page, an API name that does not resolve) fails. The API reference is read from the source
+    (griffe, static analysis), so nothing of the project is installed or imported."""
+    session.install(*DOCS, RUFF)  # ruff: mkdocstrings formats the signatures with it
+    session.run("mkdocs", "build", "--strict", "--site-dir", os.path.join(ROOT, "site"), *session.posargs,
+                env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session

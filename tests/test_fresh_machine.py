@@ -1,4 +1,4 @@
-"""The README's test command sets up what the tests need; CI runs exactly it, and the pinned linter.
+"""The README's test command sets up what the tests need; CI runs exactly it, the pinned linter and the docs build.
 
 ``nox -s tests`` installs the system programs the tests start (redis-server, Chromium) through
 ``tests/system_packages.py``; ``.ci/run`` may then add no set-up of its own, or a fresh machine
@@ -23,12 +23,12 @@ def _commands(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-def test_ci_runs_the_readme_test_command_and_lint_and_sets_up_nothing_else():
+def test_ci_runs_the_readme_test_command_lint_and_docs_and_sets_up_nothing_else():
     readme = [c for _, body in blocks(SET_UP) for c in _commands(body)]
     test_command = next(c for c in readme if c.endswith("nox -s tests"))
     assert test_command == "python3 -m pip install nox && python3 -m nox -s tests"
     ci = [c for c in _commands((ROOT / ".ci" / "run").read_text()) if not c.startswith(("set ", "cd "))]
-    assert ci == [test_command, "python3 -m nox -s lint"], ci  # no apt-get, no pip of its own
+    assert ci == [test_command, "python3 -m nox -s lint", "python3 -m nox -s docs"], ci  # no apt-get, no pip of its own
     assert not re.search(r"apt-get|apt |pip install", "\n".join(ci[1:]))
 
 

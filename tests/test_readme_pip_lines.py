@@ -1,6 +1,7 @@
-"""No ``pip install`` line in the README (or a plugin's or template's README) resolves one of our
-project names on PyPI, where agentos-core is an unrelated project and our others are missing or could
-be claimed. Our projects come from the index: its install files, ``agentos install``, or an index URL."""
+"""No ``pip install`` line in the README, the documentation (``docs/*.md``), a plugin's or a template's
+README resolves one of our project names on PyPI, where agentos-core is an unrelated project and our
+others are missing or could be claimed. Our projects come from the index: its install files, ``agentos
+install``, or an index URL."""
 
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ def names_from_pypi(command: str, ours: set[str]) -> list[str]:
 
 def readmes():
     yield ROOT / "README.md"
+    yield from sorted((ROOT / "docs").glob("*.md"))
     yield from sorted((ROOT / "plugins").glob("*/README.md"))
     yield from sorted((ROOT / "templates").rglob("README.md"))
 
@@ -101,6 +103,7 @@ def test_no_readme_pip_line_resolves_our_names_on_pypi():
 
 
 def test_every_install_file_the_readme_names_is_in_the_index():
-    named = set(INSTALL_FILE.findall((ROOT / "README.md").read_text(encoding="utf-8")))
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = {n for page in pages for n in INSTALL_FILE.findall(page.read_text(encoding="utf-8"))}
     assert {"agentos-core[server].txt", "agentos-academy[dask].txt", "agentos-core[dask].txt"} <= named
     assert sorted(n for n in named if not (ROOT / "index" / "install" / n).is_file()) == []

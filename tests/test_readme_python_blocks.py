@@ -1,11 +1,13 @@
-"""Every ```python block of the README is a whole script: run as written, as a file, nothing added.
+"""Every ```python block of the README and of ``docs/*.md`` is a whole script: run as written, as a file,
+nothing added.
 
-The blocks are found automatically (:func:`readme_blocks.all_blocks`), so a new block that is a
-fragment (a top-level ``await``, a name it never defines, process workers without a ``__main__``
-guard) fails here. What a block needs is prepared the way the README says: the agent folders it
-names (corridor, ``q_table`` and ``sarsa``, the Quick start's components), and a real redis-server
-for a ``redis://`` exchange, on the URL's port, with the URL's user and password when it has them.
-Each block must exit 0, print no traceback, and print what the README says it prints (``EXPECTED``).
+The blocks are found automatically (:func:`readme_blocks.every_block`; a name is the file and the
+heading), so a new block that is a fragment (a top-level ``await``, a name it never defines, process
+workers without a ``__main__`` guard) fails here. What a block needs is prepared the way its page says:
+the agent folders it names (corridor, ``q_table`` and ``sarsa``, the Quick start's components), and a
+real redis-server for a ``redis://`` exchange, on the URL's port, with the URL's user and password when
+it has them. Each block must exit 0, print no traceback, and print what its page says it prints
+(``EXPECTED``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from readme_blocks import all_blocks
+from readme_blocks import every_block, name_of
 
 AGENTS = ("my_agent", "other_agent", "agent_a", "agent_b")
 AGENT_INI = """[agentos]
@@ -35,20 +37,24 @@ default = q_table
 [trainer]
 default = sarsa
 """
-# where each block runs (the README's sentence before it says so); else the folder holding the agents
-CWD = {"## `acr`": "my_agent"}
-# what the README says each block prints (regular expressions, in order)
+# where each block runs (the page's sentence before it says so); else the folder holding the agents
+CWD = {"docs/concepts.md ## `acr`": "my_agent"}
+# what the page says each block prints (regular expressions, in order)
 EXPECTED = {
-    "## `acr`": [r"RandomPolicy", r"\['2048'|'2048'", r"did you mean 'corridor'\?"],
-    "### The conformance kit: `agentos.testing`": [r"\d+ passed"],
-    "## Mastering 2048": [r"[\d,]+ steps/s on 4,?096 boards"],
-    "## Agents as services": [r"action \d", r"'episodes': 20", r"run_dir|runs"],
-    "## Agents as services #2": [r"\{.*\} \{.*\}"],
-    "## Experiments": [r"sarsa_table corridor 4 seeds, test return -?\d", r"8 trials, 0 failed; plot: \S+\.png"],
+    "docs/concepts.md ## `acr`": [r"RandomPolicy", r"\['2048'|'2048'", r"did you mean 'corridor'\?"],
+    "docs/plugin-authors.md ## Writing a component (the convention)": [
+        r"best_tile +max_tile\n", r"reached_2048 +max_tile >= 2048\n", r"reached_4096 +max_tile >= 4096\n",
+        r"reached_8192 +max_tile >= 8192\n"],
+    "docs/plugin-authors.md ### The conformance kit: `agentos.testing`": [r"\d+ passed"],
+    "docs/learning.md ## Mastering 2048": [r"[\d,]+ steps/s on 4,?096 boards"],
+    "docs/services.md # Agents as services": [r"action \d", r"'episodes': 20", r"run_dir|runs"],
+    "docs/services.md # Agents as services #2": [r"\{.*\} \{.*\}"],
+    "docs/experiments.md # Experiments": [r"sarsa_table corridor 4 seeds, test return -?\d",
+                                          r"8 trials, 0 failed; plot: \S+\.png"],
 }
 # what they show on stderr: the progress of a long call, as the CLI shows it
-EXPECTED_STDERR = {"## Experiments": [r"trials 8/8"]}
-BLOCKS = all_blocks("python")
+EXPECTED_STDERR = {"docs/experiments.md # Experiments": [r"trials 8/8"]}
+BLOCKS = every_block("python")
 
 
 def _agent_folders(where: Path) -> None:
@@ -98,9 +104,9 @@ def run_block(body: str, folder: Path, cwd: Path, timeout: float = 240) -> subpr
                           timeout=timeout)
 
 
-def test_the_readme_has_python_blocks_and_each_has_its_promise():
+def test_the_docs_have_python_blocks_and_each_has_its_promise():
     names = [name for name, _ in BLOCKS]
-    assert len(names) >= 6, names
+    assert len(names) >= 7, names
     assert sorted(EXPECTED) == sorted(names), "a python block without an entry in EXPECTED (or a stale entry)"
 
 
@@ -129,6 +135,16 @@ def test_python_block_runs_as_written(name, tmp_path):
             match = re.compile(pattern).search(output, position)
             assert match, f"{name}: expected {pattern!r} in the output\n{log}"
             position = match.end()
+
+
+def test_a_python_block_on_a_new_docs_page_is_found(tmp_path):
+    """A page added to docs/ has its python blocks found (and so must have a promise); a block without a
+    language on it is an illustration, not a script."""
+    page = tmp_path / "new-page.md"
+    found = every_block("python", {page: "# New page\n\n```python\nprint('hi')\n```\n\n```\nprint('x')\n```\n"})
+    new = [name for name, _ in found if name.startswith(name_of(page))]
+    assert new == [f"{name_of(page)} # New page"] and new[0] not in EXPECTED
+    assert [name for name, _ in found if name not in new] == [name for name, _ in BLOCKS]
 
 
 def test_a_fragment_fails_and_its_whole_script_twin_passes(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import ROOT, Venv
 
 TEMPLATES = ROOT / "templates"
-DOCS = ROOT / "README.md"
+DOCS = ROOT / "docs" / "plugin-authors.md"  # the plugin author's guide: the publish workflow
 
 
 def run_pytest(venv: Venv, project: Path, *args: str, timeout: int = 600):

@@ -1,4 +1,5 @@
-"""The publish workflow of the README, run as written: new -> test -> publish -> init -> install -> run.
+"""The publish workflow of the plugin author's guide (docs/plugin-authors.md), run as written:
+new -> test -> publish -> init -> install -> run.
 
 Nothing is installed beforehand but agentos-core: ``agentos init`` installs the starter components
 (corridor, random) from the default index, here an index of this checkout's wheels named by
@@ -19,7 +20,7 @@ SECTION = "### From nothing to a published component: the workflow"
 
 
 def workflow_commands() -> str:
-    """The first bash block after the workflow heading of the README."""
+    """The first bash block after the workflow heading of the plugin author's guide."""
     text = DOCS.read_text()
     block = re.search(r"```bash\n(.*?)```", text[text.index(SECTION) :], re.S)
     assert block, "no bash block in the workflow section"

@@ -1,4 +1,5 @@
-"""The README's Registry block, run as written (bash -e) from where the Quick start leaves a user.
+"""The Registry page's command block (docs/registry.md), run as written (bash -e) from where the Quick
+start leaves a user.
 
 It starts inside ``my_agent`` and must not publish from there: it makes a second agent beside it,
 installs and uninstalls from the index that ``AGENTOS_INDEX_URL`` names, then publishes and yanks a
@@ -13,10 +14,11 @@ import re
 import subprocess
 
 import pytest
-from conftest import wheel_for
+from conftest import ROOT, wheel_for
 from readme_blocks import blocks, script
 
-HEADING = "## Registry"
+PAGE = ROOT / "docs" / "registry.md"
+HEADING = "## The commands"
 COMPONENTS = ("agentos-core", "agentos-env-corridor", "agentos-policy-random", "agentos-env-2048",
               "agentos-policy-q-table")
 
@@ -31,7 +33,7 @@ def registry_block_index(tmp_path_factory, wheelhouse):
 
 
 def test_registry_block_runs_as_written(fresh_venv, registry_block_index, tmp_path):
-    ((language, body),) = [b for b in blocks(HEADING) if b[0] == "console"]
+    ((language, body),) = [b for b in blocks(HEADING, path=PAGE) if b[0] == "console"]
     commands = script(body, language)
     assert "agentos publish" in commands and "agentos yank" in commands
     (tmp_path / "my_agent").mkdir()  # where the Quick start left the user

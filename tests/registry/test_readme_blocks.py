@@ -12,6 +12,7 @@ import ast
 import re
 import subprocess
 
+import pytest
 from conftest import ROOT
 from readme_blocks import QUICK_START, blocks, script, section
 
@@ -35,6 +36,18 @@ def test_script_keeps_lines_as_written():
     ((language, body),) = blocks("## S", text)
     assert script(body, language) == "a 'b # c'  # d\ne && cd f\n"
     assert "g" not in section("## S", text)
+
+
+def test_section_reads_the_file_it_is_given_and_a_comment_in_a_block_is_no_heading(tmp_path):
+    """The helpers read a docs page as they read the README; a ``# comment`` line inside a fenced block
+    does not end its section (the twin: a real heading of the same level does)."""
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n## S\n\n```python\n# prints:\nprint(1)\n```\n\n```console\n$ x\n```\n\n"
+                    "## T\n\n```console\n$ y\n```\n")
+    assert [language for language, _ in blocks("## S", path=page)] == ["python", "console"]
+    assert "$ y" not in section("## S", path=page) and blocks("## T", path=page) == [("console", "$ y\n")]
+    with pytest.raises(LookupError, match="page.md"):
+        section("## Quick start", path=page)
 
 
 def test_quick_start_first_block_runs_as_written(core_venv, registry_index, tmp_path):
