@@ -13,6 +13,18 @@ class Trainer:
     (``metadata["episode_metrics"]``) are read from it.
     """
 
+    @staticmethod
+    def episode_reporter(callback):
+        """``callback`` as ``report(episode_return, length, info=None)``, for a trainer to call at the
+        end of every episode whatever the callback accepts: ``info`` is passed only to a callback that
+        takes ``info=`` (or ``**kwargs``). Returns what the callback returns (False: stop); with no
+        callback, a reporter that does nothing."""
+        if callback is None:
+            return _no_report
+        if _takes_info(callback):
+            return lambda episode_return, length, info=None: callback(episode_return, length, info=info)
+        return lambda episode_return, length, info=None: callback(episode_return, length)
+
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
         """Train for ``episodes`` episodes or ``steps`` steps (whichever is given)."""
         raise NotImplementedError(f"{type(self).__name__}.train()")
@@ -25,3 +37,18 @@ class Trainer:
     def load(self, path: str) -> None:
         """Read state written by :meth:`save`."""
         raise NotImplementedError(f"{type(self).__name__} keeps no state between runs")
+
+
+def _no_report(episode_return, length, info=None) -> None:
+    return None
+
+
+def _takes_info(callback) -> bool:
+    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)

@@ -55,17 +55,6 @@ class ReplayBuffer:
         return self.obs[idx], self.actions[idx], self.rewards[idx], self.next_obs[idx], self.dones[idx]
 
 
-def _takes_info(callback) -> bool:
-    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
-    import inspect
-
-    try:
-        parameters = inspect.signature(callback).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)
-
-
 class DQNTrainer(Trainer):
     """DQN with a replay buffer and a target network; see the module docstring for the settings."""
 
@@ -185,7 +174,7 @@ class DQNTrainer(Trainer):
         done_episodes = taken = 0
         policy.reset()
         episode_return, length = 0.0, 0
-        with_info = callback is not None and _takes_info(callback)
+        report = self.episode_reporter(callback)
         try:
             while done_episodes < max_episodes and taken < max_steps:
                 action = act(observation, self.epsilon(self.total_steps))
@@ -204,17 +193,15 @@ class DQNTrainer(Trainer):
                     self.target.load_state_dict(net.state_dict())
                 if terminated or truncated:
                     done_episodes += 1
-                    extra = {"info": info} if with_info else {}
-                    stop = callback is not None and callback(episode_return, length, **extra) is False
-                    if stop:
+                    if report(episode_return, length, info) is False:
                         break
                     observation, _ = environment.reset()
                     policy.reset()
                     episode_return, length = 0.0, 0
-            if length and taken >= max_steps and callback is not None:
+            if length and taken >= max_steps:
                 # the --steps budget ends the episode in progress: it is reported (a partial return)
                 # so that the run counts every step it took
-                callback(episode_return, length)
+                report(episode_return, length)
         finally:
             net.eval()
         return taken

@@ -20,17 +20,6 @@ __all__ = ["SarsaTrainer"]
 METHODS = ("sarsa", "expected_sarsa", "q_learning")
 
 
-def _takes_info(callback) -> bool:
-    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
-    import inspect
-
-    try:
-        parameters = inspect.signature(callback).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)
-
-
 class SarsaTrainer(Trainer):
     """SARSA / expected SARSA / Q-learning on a tabular policy.
 
@@ -80,7 +69,7 @@ class SarsaTrainer(Trainer):
         total_steps = 0
         episode = 0
         epsilon = self.epsilon
-        with_info = callback is not None and _takes_info(callback)
+        report = self.episode_reporter(callback)
         while episode < max_episodes and total_steps < max_steps:
             observation, _ = environment.reset(seed=seed if episode == 0 else None)
             policy.reset()
@@ -109,9 +98,7 @@ class SarsaTrainer(Trainer):
                 action, row = next_action, next_row
             episode += 1
             epsilon = max(self.epsilon_min, epsilon * self.epsilon_decay)
-            if callback is not None and (
-                callback(episode_return, length, info=info) if with_info else callback(episode_return, length)
-            ) is False:
+            if report(episode_return, length, info) is False:
                 break
         self.epsilon = epsilon
         return episode

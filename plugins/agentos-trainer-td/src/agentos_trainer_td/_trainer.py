@@ -12,17 +12,6 @@ class DivergedError(AgentOSError):
     """The value network's weights stopped being finite numbers (NaN or Inf)."""
 
 
-def _takes_info(callback) -> bool:
-    """Whether ``callback`` accepts ``info=`` (the host's does: it reads episode metrics from it)."""
-    import inspect
-
-    try:
-        parameters = inspect.signature(callback).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is p.VAR_KEYWORD or p.name == "info" for p in parameters)
-
-
 class TDTrainer(Trainer):
     """TD(0) on afterstates (Szubert & Jaskowski 2014) for the ``ntuple`` policy on 2048.
 
@@ -69,7 +58,7 @@ class TDTrainer(Trainer):
         games = moves = 0
         max_games = episodes if episodes is not None else float("inf")
         max_moves = steps if steps is not None else float("inf")
-        with_info = callback is not None and _takes_info(callback)
+        report = self.episode_reporter(callback)
 
         self._check_finite(policy, "before training")
         while games < max_games and moves < max_moves:
@@ -79,10 +68,7 @@ class TDTrainer(Trainer):
                 self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
             moves += made
             games += 1
-            if callback is None:
-                continue
-            extra = {"info": {"score": int(score[0]), "max_tile": 1 << int(top[0])}} if with_info else {}
-            if callback(float(score[0]), int(length[0]), **extra) is False:
+            if report(float(score[0]), int(length[0]), {"score": int(score[0]), "max_tile": 1 << int(top[0])}) is False:
                 break
         self._check_finite(policy, f"after {games:,} games")
         return games
