@@ -10,7 +10,8 @@ class Trainer:
     report progress and record the run; a trainer stops early when it returns False. A trainer that
     has the episode's final ``info`` passes it too when the callback accepts it (the host's does),
     ``callback(episode_return, length, info=info)``: the environment's declared episode metrics
-    (``metadata["episode_metrics"]``) are read from it.
+    (``metadata["episode_metrics"]``) are read from it. :meth:`episode_reporter` wraps a callback so that
+    a trainer can always call ``report(episode_return, length, info)``.
     """
 
     @staticmethod
