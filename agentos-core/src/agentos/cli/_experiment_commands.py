@@ -94,7 +94,7 @@ def _run(args) -> int:
 
 
 def _show(args) -> int:
-    from ..experiments._records import load_experiment
+    from ..experiments._summary import load_experiment
     from ._output import dump_json
 
     result, skipped = load_experiment(_folder(args.experiment))  # a malformed record: one line, left out
@@ -107,7 +107,7 @@ def _show(args) -> int:
 
 def _plot(args) -> int:
     from ..experiments._folder import unlinked
-    from ..experiments._records import load_experiment
+    from ..experiments._summary import load_experiment
 
     result, skipped = load_experiment(_folder(args.experiment))
     print(result.plot(args.output or unlinked(os.path.join(result.folder, "returns100.png"))))

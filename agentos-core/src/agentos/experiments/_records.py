@@ -117,15 +117,3 @@ def load_trials(folder: str) -> tuple[list[dict], int]:
         else:
             trials.append(record)
     return trials, skipped
-
-
-def load_experiment(folder: str):
-    """(``ExperimentResult`` of the well-formed records in ``folder``, how many records were left out)."""
-    from ..errors import UsageError
-    from ._summary import ExperimentResult
-
-    folder = os.path.abspath(folder)
-    if not os.path.isdir(os.path.join(folder, "trials")) or os.path.islink(os.path.join(folder, "trials")):
-        raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
-    trials, skipped = load_trials(folder)
-    return ExperimentResult(folder, trials), skipped
