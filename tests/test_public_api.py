@@ -152,3 +152,19 @@ print(light)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_import_contracts_cover_every_first_party_package():
+    """A new plugin joins .importlinter (root packages, distributions, acyclic ancestors), so that
+    `nox -s lint` checks it too."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    dists = distributions()
+    packages = sorted(set().union(*(own for _, own in dists.values())))
+    assert sorted(config["importlinter"]["root_packages"].split()) == packages
+    assert sorted(config["importlinter:contract:acyclic"]["ancestors"].split()) == packages
+    lines = config["importlinter:contract:public-api"]["distributions"].splitlines()
+    listed = sorted(sorted(line.split()) for line in lines if line.strip())
+    assert listed == sorted(sorted(own) for _, own in dists.values())
