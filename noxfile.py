@@ -23,7 +23,14 @@ RUFF = "ruff==0.17.6"
 # into an error, and a new release may warn about what the old one accepted.
 DOCS = ["mkdocs==1.6.1", "mkdocs-material==9.8.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11",
         "griffe==2.4.1", "mkdocs-autorefs==1.4.5"]
+
+# import-linter checks the import contracts in .importlinter (public API, core's layers, no circles);
+# pinned for the same reason. It reads the packages' sources (SOURCES), so it needs none of their deps.
+IMPORT_LINTER = "import-linter==2.16"
 PLUGINS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "plugins", "*", "pyproject.toml")))
+#: Where lint-imports finds agentos, acr, every plugin's package and the custom contract (tools/).
+SOURCES = [os.path.join(ROOT, "agentos-core", "src"), *(os.path.join(p, "src") for p in PLUGINS),
+           os.path.join(ROOT, "tools")]
 # Test tools, and what the tests exercise beyond the plugins' own requirements: ruff (rendered
 # templates must lint), stable-baselines3 (generated SB3 agents), tensorboard (its tracker).
 TOOLS = [
@@ -101,9 +108,11 @@ def publish(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff (pinned) over every Python file of the project; `.ci/run` runs it too."""
-    session.install(RUFF)
-    session.run("ruff", "check", "agentos-core", "plugins", "tests", "bench", "noxfile.py")
+    """ruff and import-linter (both pinned): style over every Python file of the project, and the import
+    contracts of .importlinter over the sources (no package is installed); `.ci/run` runs it too."""
+    session.install(RUFF, IMPORT_LINTER)
+    session.run("ruff", "check", "agentos-core", "plugins", "tests", "bench", "tools", "noxfile.py", "mkdocs_hooks.py")
+    session.run("lint-imports", "--no-cache", "--no-logo", env={"PYTHONPATH": os.pathsep.join(SOURCES)})
 
 
 @nox.session

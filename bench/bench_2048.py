@@ -70,7 +70,7 @@ def random_play(episodes: int) -> dict[str, float]:
 
 def table_build_ms() -> float:
     """Time one build of the lookup tables (normally done once, on first use)."""
-    from agentos_env_2048._tables import get_tables
+    from agentos_env_2048.kernels import get_tables
 
     get_tables.cache_clear()
     start = time.perf_counter()

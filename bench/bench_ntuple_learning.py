@@ -27,8 +27,8 @@ def _rates(max_exponents: np.ndarray) -> dict[str, float]:
 
 
 def _test(net, tables, seed: int, games: int, depth: int, budget: float, chunk: int) -> dict:
-    from agentos_env_2048._kernels import seed_states
-    from agentos_policy_ntuple._network import play_games
+    from agentos_env_2048.kernels import seed_states
+    from agentos_policy_ntuple.network import play_games
 
     one = np.zeros(1, np.int64)
     play_games(seed_states(seed + 1, 1), depth, net, tables, one, one.copy())  # compile outside the clock
@@ -98,8 +98,8 @@ def main() -> None:
     parser.add_argument("--load", default=None, help="test these saved weights; no training")
     args = parser.parse_args()
 
-    from agentos_env_2048._kernels import move_tables, seed_states
-    from agentos_policy_ntuple._network import DEFAULT_TUPLES, make_layout, network
+    from agentos_env_2048.kernels import move_tables, seed_states
+    from agentos_policy_ntuple.network import DEFAULT_TUPLES, make_layout, network
     from agentos_trainer_td._td import train_games
 
     tables = move_tables()

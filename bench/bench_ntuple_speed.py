@@ -60,7 +60,7 @@ def batched(num_envs: int, seconds: float) -> float:
 
 
 def core(seconds: float) -> float:
-    from agentos_env_2048._kernels import move_tables, random_games, seed_states
+    from agentos_env_2048.kernels import move_tables, random_games, seed_states
 
     tables, games = move_tables(), 2000
     out = [np.zeros(games, np.int64) for _ in range(3)]
@@ -76,8 +76,8 @@ class TD:
     """One 4x6-tuple network trained a little more in every round."""
 
     def __init__(self):
-        from agentos_env_2048._kernels import move_tables, seed_states
-        from agentos_policy_ntuple._network import DEFAULT_TUPLES, make_layout, network
+        from agentos_env_2048.kernels import move_tables, seed_states
+        from agentos_policy_ntuple.network import DEFAULT_TUPLES, make_layout, network
         from agentos_trainer_td._td import train_games
 
         layout = make_layout(DEFAULT_TUPLES)

@@ -19,7 +19,7 @@ def agentos(*args, cwd) -> subprocess.CompletedProcess:
 
 
 def test_a_declaration_is_parsed_into_values_and_rates():
-    from agentos.learning._metrics import EpisodeMetrics
+    from agentos.trackers._metrics import EpisodeMetrics
 
     metrics = EpisodeMetrics({"best_tile": "max_tile", "reached_2048": "max_tile >= 2048", "small": "max_tile < 64"})
     for tile in (1024, 2048, 4096, 32):
@@ -43,7 +43,7 @@ def test_a_declaration_is_parsed_into_values_and_rates():
     ],
 )
 def test_a_malformed_declaration_is_refused_with_one_line(declared):
-    from agentos.learning._metrics import parse_metrics
+    from agentos.trackers._metrics import parse_metrics
 
     with pytest.raises(ValueError) as caught:
         parse_metrics(declared)
@@ -137,7 +137,7 @@ def test_2048_best_tile_and_rates_in_run_train_records_and_show(tmp_path):
 
 
 def test_the_2048_environments_declare_their_metrics():
-    from agentos.learning._metrics import EpisodeMetrics
+    from agentos.trackers._metrics import EpisodeMetrics
     from agentos_env_2048 import Game2048Env
     from agentos_env_2048.vector import Game2048VectorEnv
 

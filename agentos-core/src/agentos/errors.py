@@ -30,3 +30,11 @@ class UnknownComponentError(UsageError, LookupError):
 
 class ComponentLoadError(AgentOSError):
     """A component exists but could not be imported or built."""
+
+
+class PublishError(UsageError):
+    """A file that cannot be published (malformed, misnamed, or clashing with a published one)."""
+
+
+class AlreadyPublished(PublishError):
+    """A file of that name is published with other contents (versions are immutable)."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from agentos import testing
-from agentos_env_2048 import Game2048Env
-from agentos_env_2048 import _kernels as kernels
+from agentos_env_2048 import Game2048Env, kernels
 from agentos_policy_ntuple import NTuplePolicy
 from agentos_policy_ntuple import _network as network
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from agentos.config import AgentConfig
-from agentos.experiments import load_preset
-from agentos.experiments._presets import agent_ini_text
+from agentos.experiments import agent_ini_text, load_preset
 
 
 def test_random_loads_as_data_and_applies_to_its_environments():

@@ -19,7 +19,7 @@ class AgentContext:
 
     def __init__(self, config: AgentConfig | None = None, host: ComponentHost | None = None):
         if config is not None and config.default("preset"):  # components and settings from a preset
-            from ..experiments._presets import expand_preset
+            from ._presets import expand_preset
 
             config = expand_preset(config)
         self.config = config

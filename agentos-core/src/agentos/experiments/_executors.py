@@ -55,6 +55,7 @@ class ProcessPool(Executor):
         self._pool = process_pool(self.workers, self.live)
 
     def slots(self) -> int:
+        """How many trials run at once (the number of workers)."""
         return self.workers
 
     def submit(self, fn, /, *args, **kwargs):
@@ -114,6 +115,7 @@ class DaskExecutor(Executor):
         self.channel = DaskChannel(self.topic)
 
     def slots(self) -> int:
+        """How many trials run at once (the cluster's worker threads)."""
         return max(1, sum(self.client.nthreads().values()))
 
     def submit(self, fn, /, *args, **kwargs):

@@ -72,7 +72,7 @@ def grid(axes: dict) -> list[dict]:
 
 def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bool, dict, dict]:
     """(agent.ini text, trains?, identity, local source files) for a preset name or an agent folder."""
-    from ._presets import agent_ini_text, load_preset
+    from ..core._presets import agent_ini_text, load_preset
 
     folder = agent if os.path.isdir(agent) else None
     if folder is None:

@@ -8,12 +8,12 @@ import os
 
 def curves(trials: list[dict], column: str = "return") -> dict[str, dict[str, tuple[list, list, list]]]:
     """environment -> label -> (x, mean, std) over seeds of each trial's windowed mean training return
-    (:func:`agentos.learning._curves.window_stats`: windows of 100 episodes, or 1% of a long run, at
+    (:func:`agentos.trackers._curves.window_stats`: windows of 100 episodes, or 1% of a long run, at
     most 300 points, so that a long run draws a smooth band)."""
     import numpy as np
 
-    from ..learning._curves import window_stats
-    from ._summary import agent_labels, training_returns
+    from ..trackers._curves import window_stats
+    from ._trial_data import agent_labels, training_returns
 
     grouped: dict[str, dict[str, list[list[float]]]] = {}
     labels = agent_labels(str(t.get("agent")) for t in trials)
@@ -58,8 +58,8 @@ def experiment_figure(trials: list[dict], *, x: str = "episodes"):
     import matplotlib.pyplot as plt
 
     from ..errors import UsageError
-    from ..learning._curves import plain_ticks
-    from ._summary import rate_metrics
+    from ..trackers._curves import plain_ticks
+    from ._trial_data import rate_metrics
 
     data = curves(trials)
     if not data:

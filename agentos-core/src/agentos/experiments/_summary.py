@@ -8,39 +8,15 @@ import json
 import math
 import os
 import statistics
-from collections import Counter
 
 from ..config import atomic_write
 from ._records import load_trials
+from ._trial_data import agent_label, agent_labels, training_returns
 
 TABLE_COLUMNS = ("agent", "environment", "settings", "seeds", "failed", "train_return_mean", "train_return_std",
                  "test_return_mean", "test_return_std", "steps_per_second", "wall_seconds")
 TRIAL_COLUMNS = ("id", "agent", "environment", "seed", "settings", "status", "error", "attempts",
                  "train_return_last100", "test_return", "steps", "steps_per_second", "seconds", "run_dir")
-
-
-def training_returns(trial: dict, column: str = "return") -> list[float]:
-    """The training returns of a trial (or another ``column``, such as an episode metric's, without the
-    episodes that lack it), read from its run record's returns.csv."""
-    run = (trial.get("train") or {}).get("run")
-    if not run or not trial.get("run_dir"):
-        return []
-    path = os.path.join(trial["run_dir"], "runs", str(run), "returns.csv")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return [float(row[column]) for row in csv.DictReader(f) if row.get(column) not in (None, "")]
-    except (OSError, KeyError, ValueError):
-        return []
-
-
-def rate_metrics(trials: list[dict]) -> list[str]:
-    """The names of the rate metrics the trials' training recorded, in first-seen order."""
-    names = {}
-    for trial in trials:
-        for name, entry in ((trial.get("train") or {}).get("metrics") or {}).items():
-            if isinstance(entry, dict) and entry.get("kind") == "rate":
-                names[str(name)] = None
-    return list(names)
 
 
 def _last100(trial: dict) -> float | None:
@@ -50,23 +26,6 @@ def _last100(trial: dict) -> float | None:
         return float(last100)
     returns = training_returns(trial)
     return statistics.fmean(returns[-100:]) if returns else None
-
-
-def agent_label(agent: str) -> str:
-    """How a table or a plot names an agent: a preset by its name, a folder by its normalized path
-    (``/tmp/exp/./my_agent`` -> ``my_agent``: the folder's name, see :func:`agent_labels`)."""
-    agent = str(agent)
-    if "/" not in agent and os.sep not in agent:
-        return agent
-    return os.path.normpath(agent)
-
-
-def agent_labels(agents) -> dict[str, str]:
-    """agent -> label: a folder by its name, unless another agent shares that name (then its path)."""
-    paths = {agent: agent_label(agent) for agent in set(agents)}
-    uses = Counter(os.path.basename(path) for path in set(paths.values()))
-    return {agent: os.path.basename(path) if path != os.path.basename(path) and uses[os.path.basename(path)] == 1
-            else path for agent, path in paths.items()}
 
 
 def trial_metrics(trial: dict) -> dict:
@@ -209,3 +168,16 @@ def write_summary(folder: str, trials, outcomes: dict, seconds: float) -> Experi
         {"total": len(trials), "done": len(done), "seconds": seconds, "table": table, "trials": rows},
         indent=1, default=str))
     return result
+
+
+def load_experiment(folder: str):
+    """(``ExperimentResult`` of the well-formed records in ``folder``, how many records were left out)."""
+    from ..errors import UsageError
+
+    folder = os.path.abspath(folder)
+    if not os.path.isdir(os.path.join(folder, "trials")) or os.path.islink(os.path.join(folder, "trials")):
+        raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
+    trials, skipped = load_trials(folder)
+    order = _planned_order(folder)
+    trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
+    return ExperimentResult(folder, trials), skipped

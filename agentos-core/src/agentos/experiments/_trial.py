@@ -61,7 +61,7 @@ def run_trial(trial: dict, channel=None) -> dict:
 
     ``channel`` (see ``_progress``) carries "started" and the latest training return to the client.
     """
-    from .. import api
+    from ..learning._commands import run, train
     from ._progress import Reporter
 
     limit_threads()
@@ -85,11 +85,11 @@ def run_trial(trial: dict, channel=None) -> dict:
             f.write(trial["agent_ini"])
         try:
             if trial["trains"]:
-                outcome["train"] = _brief(api.train(path, episodes=trial["episodes"], steps=trial["steps"],
+                outcome["train"] = _brief(train(path, episodes=trial["episodes"], steps=trial["steps"],
                                                     seed=trial["seed"], on_episode=reporter.on_episode))
             if trial["test_episodes"]:
                 reporter.testing()
-                outcome["test"] = _brief(api.run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
+                outcome["test"] = _brief(run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
                                                  fresh=not trial["trains"], on_episode=reporter.on_episode))
             if (outcome["train"] or {}).get("status") == "interrupted":
                 outcome["status"] = "interrupted"  # not finished: a resumed experiment runs it again

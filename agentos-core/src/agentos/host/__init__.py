@@ -1,7 +1,8 @@
 """The component host: discovery from entry points, lazy loading, per-plugin errors."""
 
+from ._boundary import DISABLE_ENV
 from ._discovery import ComponentSpec, cache_dir, discover, discover_commands
-from ._host import DISABLE_ENV, ComponentHost, error_key, recorded_errors
+from ._host import ComponentHost, error_key, recorded_errors
 from ._names import (
     KINDS,
     canonical_kind,

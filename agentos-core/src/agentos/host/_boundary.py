@@ -3,7 +3,8 @@
 A plugin's import may raise anything, ``SystemExit`` and ``GeneratorExit`` included; only
 ``KeyboardInterrupt`` (the user) passes through, everything else is that plugin's error. What a
 plugin prints while it is imported goes to stderr, so that machine-readable output on stdout
-(``agentos list --check --json``) stays clean.
+(``agentos list --check --json``) stays clean. A plugin named in ``$AGENTOS_DISABLE_PLUGINS``
+is never imported at all.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+
+#: Comma-separated distributions, kinds or ``kind.name`` entries whose code is never imported.
+DISABLE_ENV = "AGENTOS_DISABLE_PLUGINS"
 
 
 def passes_through(exc: BaseException) -> bool:

@@ -13,11 +13,9 @@ import sys
 
 from ..errors import ComponentLoadError, UnknownComponentError
 from . import _discovery
-from ._boundary import passes_through, stdout_to_stderr
+from ._boundary import DISABLE_ENV, passes_through, stdout_to_stderr
 from ._discovery import ComponentSpec
 from ._names import KINDS, canonical_kind, did_you_mean, normalize
-
-DISABLE_ENV = "AGENTOS_DISABLE_PLUGINS"
 
 
 def _disabled_patterns() -> set[str]:
@@ -128,7 +126,7 @@ class ComponentHost:
             raise ComponentLoadError(f"{label} failed to load: {message}") from exc
         self._objects[spec.key] = obj
         if module is not None:
-            from ..plugins import register_module
+            from ._hooks import register_module
 
             register_module(module, name=f"{spec.kind}.{spec.name}")
         return obj

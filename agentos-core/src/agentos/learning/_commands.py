@@ -407,7 +407,7 @@ def latest_training(context):
             with open(rec.path("agent.ini"), encoding="utf-8") as f:
                 recorded = AgentConfig.from_text(f.read(), path=rec.path("agent.ini"))
             if recorded.default("preset"):  # compare what ran: the preset's components filled in
-                from ..experiments._presets import expand_preset
+                from ..core._presets import expand_preset
 
                 recorded = expand_preset(recorded)
         except (OSError, UsageError):

@@ -61,7 +61,9 @@ def _atomic_json(path: str, value) -> None:
 
 
 class RunRecord:
-    """One run's folder and its ``run.json``."""
+    """One run's folder and its ``run.json`` (``meta``): create one with :meth:`create`, give it a
+    checkpoint with :meth:`save_checkpoint`, end it with :meth:`finish` or :meth:`fail`; ``agentos runs``
+    lists it. Public as :class:`agentos.plugin_api.RunRecord`."""
 
     def __init__(self, directory: str, meta: dict):
         self.directory = directory
@@ -69,9 +71,11 @@ class RunRecord:
 
     @property
     def id(self) -> str:
+        """The run id (the folder's name), e.g. ``20260101-120000-train-1a2b``."""
         return self.meta["id"]
 
     def path(self, name: str) -> str:
+        """The path of file ``name`` inside the record."""
         return os.path.join(self.directory, name)
 
     @classmethod
@@ -117,13 +121,16 @@ class RunRecord:
 
     @classmethod
     def open(cls, folder: str) -> RunRecord:
+        """The record in ``folder`` (its ``run.json`` must be readable)."""
         with open(os.path.join(folder, RUN_FILE), encoding="utf-8") as f:
             return cls(folder, json.load(f))
 
     def write(self) -> None:
+        """Write ``meta`` to ``run.json`` atomically."""
         _atomic_json(self.path(RUN_FILE), self.meta)
 
     def lock(self) -> dict:
+        """The recorded ``lock.json``: component packages and versions when the run started."""
         with open(self.path(LOCK_FILE), encoding="utf-8") as f:
             return json.load(f)
 
@@ -146,6 +153,7 @@ class RunRecord:
         return final
 
     def checkpoint_path(self) -> str | None:
+        """The checkpoint file, or None when the run saved none."""
         name = self.meta.get("checkpoint")
         return self.path(name) if name else None
 
@@ -156,6 +164,7 @@ class RunRecord:
             self.write()
 
     def finish(self, summary: dict) -> None:
+        """End the record with ``summary`` (its ``status``, default ``finished``, becomes the run's)."""
         self.meta["status"] = summary.get("status", "finished")
         self.meta["finished"] = _dt.datetime.now().isoformat(timespec="seconds")
         self.meta["summary"] = summary

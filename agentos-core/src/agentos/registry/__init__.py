@@ -10,7 +10,7 @@ from .._lazy import lazy_attributes
 
 _LAZY = {
     "Artifact": "._artifacts",
-    "PublishError": "._artifacts",
+    "PublishError": "..errors",
     "read_artifact": "._artifacts",
     "INDEX_URL_ENV": "._client",
     "IndexClient": "._client",

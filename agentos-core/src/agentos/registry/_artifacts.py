@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import PublishError
 from ..host._names import GROUP_PREFIX, KINDS, is_valid_name, normalize, parse_distribution_name
 
 WHEEL_SUFFIX = ".whl"
@@ -28,14 +28,6 @@ _WHEEL_NAME_RE = re.compile(r"^[A-Za-z0-9_.]+-[A-Za-z0-9_.!+]+(-[0-9][A-Za-z0-9_
 _SDIST_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+-[A-Za-z0-9_.!+]+\.(tar\.gz|zip)$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _EP_VALUE_RE = re.compile(r"^\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*\s*)?(\[[^\]]*\])?\s*$")
-
-
-class PublishError(UsageError):
-    """A file that cannot be published (malformed, misnamed, or clashing with a published one)."""
-
-
-class AlreadyPublished(PublishError):
-    """A file of that name is published with other contents (versions are immutable)."""
 
 
 @dataclass

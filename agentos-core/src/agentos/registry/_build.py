@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 
-from ._artifacts import PublishError, is_distribution_file
+from ..errors import PublishError
+from ._artifacts import is_distribution_file
 
 
 def _backend_available(folder: str) -> bool:

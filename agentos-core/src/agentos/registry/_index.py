@@ -24,44 +24,15 @@ import shutil
 import tempfile
 import time
 
-from ..errors import AgentOSError
+from ..errors import AgentOSError, AlreadyPublished, PublishError
 from ..host._names import normalize
 from . import _catalogue, _install_files, _pages, _site
-from ._artifacts import AlreadyPublished, Artifact, PublishError, is_distribution_file, read_artifact, sha256_file
+from ._artifacts import Artifact, is_distribution_file, read_artifact, sha256_file
+from ._files import write_atomic
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def write_atomic(path: str, data: bytes | str) -> None:
-    """Readers see the old file or the new one, never a half-written one. A file that already holds
-    exactly these bytes is left alone, so rebuilding an unchanged index changes nothing on disk."""
-    data = data.encode() if isinstance(data, str) else data
-    if _holds(path, data):
-        return
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _holds(path: str, data: bytes) -> bool:
-    """Whether ``path`` is a regular file whose content is exactly ``data`` (its size is compared first)."""
-    try:
-        if os.stat(path).st_size != len(data) or os.path.islink(path):
-            return False
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
-        return False
 
 
 def _copy_atomic(src: str, dest: str) -> None:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from ..errors import PublishError
+
 MAX_HEADER_FIELDS = 2000  # Classifier/Requires-Dist may repeat; real packages stay far below
 MAX_HEADER_NAMES = 100  # distinct header names (core metadata defines about 30)
 MAX_HEADER_LINES = 10_000  # header fields plus their continuation lines
@@ -24,8 +26,6 @@ _SPARSE = b"S"
 
 def check_metadata_shape(metadata: bytes, filename: str) -> None:
     """Refuse core metadata whose header block is too large to parse in bounded time."""
-    from ._artifacts import PublishError
-
     if metadata.count(b"\n") > MAX_LINES:
         raise PublishError(f"{filename}: core metadata has more than {MAX_LINES} lines; refused")
     fields, lines, names = 0, 0, set()
@@ -49,8 +49,6 @@ def check_requirements(requires: list[str], requires_python: str, filename: str)
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    from ._artifacts import PublishError
-
     if requires_python:
         try:
             SpecifierSet(requires_python)
@@ -68,8 +66,6 @@ def check_requirements(requires: list[str], requires_python: str, filename: str)
 
 
 def _octal_size(field: bytes, filename: str) -> int:
-    from ._artifacts import PublishError
-
     if field[:1] in (b"\x80", b"\xff"):  # base-256 (GNU): only for sizes over 8 GiB, or negative
         raise PublishError(f"{filename}: tar member larger than 8 GiB; refused")
     text = field.split(b"\0", 1)[0].strip() or b"0"
@@ -85,8 +81,6 @@ def check_tar_headers(stream, filename: str) -> None:
     Refuses special headers (long names, pax) over :data:`MAX_TAR_HEADER`, sparse members and more
     than :data:`MAX_TAR_MEMBERS` members. Member data is skipped in chunks, never kept.
     """
-    from ._artifacts import PublishError
-
     members = 0
     while True:
         header = stream.read(_BLOCK)

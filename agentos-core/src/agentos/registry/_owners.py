@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from ._artifacts import PublishError
+from ..errors import PublishError
 
 NAMES_RULE = "this index serves only components named agentos-<kind>-<name> and its maintainers' libraries"
 
@@ -59,7 +59,7 @@ def check_name(project: str, *, library: bool, owner: str | None) -> None:
 
 
 def _claims(root: str) -> dict:
-    from .server._tokens import TokenStore
+    from ._tokens import TokenStore
 
     return TokenStore(root).projects()
 
@@ -88,7 +88,7 @@ def check_owner(root: str, catalogue: dict, project: str, owner: str | None) -> 
 
 def claim(root: str, project: str, owner: str) -> None:
     """Record ``owner``'s claim before anything of ``project`` is written (under the index lock)."""
-    from .server._tokens import TokenStore
+    from ._tokens import TokenStore
 
     store = TokenStore(root)
     with store.locked():
@@ -117,7 +117,7 @@ def show(index, project: str | None = None) -> list[tuple[str, str]]:
 def reassign(index, project: str, owner: str | None) -> None:
     """Give ``project`` to ``owner`` (None: to the maintainers), in the catalogue and the claims."""
     from ..errors import UsageError
-    from .server._tokens import TokenStore
+    from ._tokens import TokenStore
 
     store = TokenStore(index.root)
     if owner is not None:

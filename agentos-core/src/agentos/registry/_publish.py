@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import tempfile
 
-from ..errors import UsageError
-from ._artifacts import PublishError, check_convention, read_artifact
+from ..errors import PublishError, UsageError
+from ._artifacts import check_convention, read_artifact
 from ._build import collect
 from ._client import embedded_index_dir
 from ._index import LocalIndex

@@ -29,7 +29,7 @@ _METADATA_LIMIT = 4 << 20
 
 
 def _write(path: str, text: str) -> None:
-    from ._index import write_atomic
+    from ._files import write_atomic
 
     write_atomic(path, text)
 

@@ -62,7 +62,7 @@ def _check_key(key: str) -> None:
 
 def set_value(key: str, value: str | None) -> str:
     """Set (or with None remove) ``key``; returns the file written."""
-    from ._index import write_atomic
+    from ._files import write_atomic
 
     _check_key(key)
     if value is not None:

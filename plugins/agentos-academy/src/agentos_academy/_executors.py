@@ -9,7 +9,7 @@ def _dask_executor(address: str, workers: int):
     """The experiments' ``DaskExecutor`` (an ``Executor`` Academy's ``Manager`` can launch on and shut
     down; ``local``: a LocalCluster of ``workers`` non-daemon processes, one thread each), or one
     :class:`AgentStartError` line when the scheduler cannot be reached."""
-    from agentos.experiments._executors import DaskExecutor
+    from agentos.experiments import DaskExecutor
 
     try:
         return DaskExecutor(address, workers)
@@ -41,7 +41,7 @@ def make_executor(exchange: str, executor: str | None, agents: int, scheduler: s
     if local:
         raise AgentStartError("the local exchange lives in this process: use executor='event_loop'")
     if executor == "process":  # the experiments' pool: Ctrl-C is the caller's, one math thread per agent
-        from agentos.experiments._executors import process_pool
+        from agentos.experiments import process_pool
 
         return process_pool(agents)
     if executor == "thread":

@@ -21,7 +21,7 @@ class Learner:
 
     def __init__(self, agent_dir: str):
         from agentos import AgentContext
-        from agentos.core._paths import agent_ini_path
+        from agentos.plugin_api import agent_ini_path
 
         self.path = agent_ini_path(str(agent_dir), "agentos serve PATH")
         self.name = os.path.basename(os.path.dirname(os.path.abspath(self.path)))
@@ -103,7 +103,7 @@ class Learner:
 
     def checkpoint(self) -> dict:
         """Record the policy as a finished run of the agent folder (``agentos runs`` lists it)."""
-        from agentos.learning._records import RunRecord
+        from agentos.plugin_api import RunRecord
 
         with self.lock:
             rec = RunRecord.create(self.context, self.path, "train", request={"service": True})

@@ -3,7 +3,9 @@
 Importing the package registers ``agentos/Game2048-v0`` with Gymnasium, so
 ``gymnasium.make("agentos_env_2048:agentos/Game2048-v0")`` works, and
 ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` gives the batched
-:class:`~agentos_env_2048.vector.Game2048VectorEnv` (numba-compiled; imported only then).
+:class:`~agentos_env_2048.vector.Game2048VectorEnv` (numba-compiled; imported only then). The board
+encoding and the compiled kernels that learners build on are the public module
+:mod:`agentos_env_2048.kernels`.
 """
 
 from gymnasium.envs.registration import register, registry

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from agentos_env_2048._jit import njit
-from agentos_env_2048._kernels import (
+from agentos_env_2048.kernels import (
     empty_cells,
     has_legal_move,
     max_exponent,
     mirror,
     move,
     new_board,
+    njit,
     spawn,
     transpose,
 )
@@ -144,7 +144,7 @@ def _default_add(board, delta, weights):
 
 @njit
 def value(board, net):
-    """The value of ``board`` (an afterstate) under ``net = Network(...)``."""
+    """The value of ``board`` (an afterstate) under ``net`` (see :func:`network`)."""
     default, weights, segments, counts, offsets = net
     if default:
         return _default_value(_U(board), weights)

@@ -41,14 +41,14 @@ class NTuplePolicy(Policy):
 
     @property
     def network(self) -> tuple:
-        """What the numba kernels take (see ``agentos_policy_ntuple._network.network``)."""
+        """What the numba kernels take (see :func:`agentos_policy_ntuple.network.network`)."""
         from agentos_policy_ntuple._network import network
 
         return network(self.weights, self.layout)
 
     def decide(self, observation) -> int:
         """The best move on ``observation`` (0 when no move is legal)."""
-        from agentos_env_2048._kernels import board_from_cells, move_tables
+        from agentos_env_2048.kernels import board_from_cells, move_tables
 
         from agentos_policy_ntuple._network import best_action
 
@@ -58,7 +58,7 @@ class NTuplePolicy(Policy):
 
     def decide_batch(self, observations) -> np.ndarray:
         """Best moves for a batch of boards, shape (N, 4, 4) -> (N,) int64."""
-        from agentos_env_2048._kernels import move_tables
+        from agentos_env_2048.kernels import move_tables
 
         from agentos_policy_ntuple._network import best_actions
 

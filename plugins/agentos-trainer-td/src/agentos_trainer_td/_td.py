@@ -10,9 +10,8 @@ step is further scaled by ``|E| / A``, the ratio of its accumulated signed and a
 from __future__ import annotations
 
 import numpy as np
-from agentos_env_2048._jit import njit
-from agentos_env_2048._kernels import max_exponent, move, new_board, spawn
-from agentos_policy_ntuple._network import add, value, weight_indices
+from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
+from agentos_policy_ntuple.network import add, value, weight_indices
 
 
 @njit

@@ -38,7 +38,7 @@ class TDTrainer(Trainer):
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
         """Train for ``episodes`` games or about ``steps`` moves; returns the number of games."""
         from agentos_env_2048 import Game2048Env
-        from agentos_env_2048._kernels import move_tables, seed_states
+        from agentos_env_2048.kernels import move_tables, seed_states
 
         from agentos_trainer_td._td import train_games
 

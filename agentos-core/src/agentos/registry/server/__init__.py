@@ -4,7 +4,7 @@ Needs the ``server`` extra (``pip install agentos-core[server]``); nothing here 
 until the server runs, except the token store, which is plain Python.
 """
 
-from ._tokens import TokenStore
+from .._tokens import TokenStore
 
 
 def create_app(root: str, *, max_upload: int | None = None):

@@ -33,9 +33,9 @@ from starlette.responses import HTMLResponse, PlainTextResponse
 
 from ...errors import UsageError
 from .._artifacts import is_distribution_file
+from .._tokens import TokenStore
 from ._guard import BodyTimeout
 from ._protocol import REASON_HEADER, reason_phrase
-from ._tokens import TokenStore
 
 DEFAULT_MAX_UPLOAD = 100 << 20
 _FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -208,8 +208,8 @@ class Uploader:
     def _publish(self, path: str, filename: str, owner: str) -> str:
         """Every check, the owner's included, happens in ``publish_files`` (parsing before the index
         lock, the owner and the write under it, ownership recorded with the publish itself)."""
+        from ...errors import AlreadyPublished
         from .. import publish_files
-        from .._artifacts import AlreadyPublished
         from .._owners import Forbidden
 
         try:

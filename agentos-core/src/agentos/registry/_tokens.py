@@ -20,7 +20,7 @@ import re
 import secrets
 import time
 
-from ...errors import UsageError
+from ..errors import UsageError
 
 ACCESS_FILE = ".access.json"
 PREFIX = "agentos-"

@@ -17,7 +17,7 @@ import os
 import time
 from collections import deque
 
-from .plugins import hookimpl
+from ..plugins import hookimpl
 
 RETURNS_CSV = "returns.csv"
 RETURNS100_CSV = "returns100.csv"
@@ -160,7 +160,7 @@ def plot_returns(directory: str, *, title: str = "", out: str | None = None, rat
 
 def returns_figure(directory: str, *, title: str = "", rates=()):
     """A run's learning curve: the mean return of windows of 100 episodes (1% of a long run) with the
-    middle half of their returns as a band (:mod:`agentos.learning._curves`), and the rate metrics
+    middle half of their returns as a band (:mod:`agentos.trackers._curves`), and the rate metrics
     ``rates`` (columns of returns.csv, e.g. ``reached_2048``) in percent on a second axis."""
     import matplotlib
 
@@ -168,7 +168,7 @@ def returns_figure(directory: str, *, title: str = "", rates=()):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .learning._curves import plain_ticks, window_stats, window_width
+    from ._curves import plain_ticks, window_stats, window_width
 
     frames, returns = read_returns(directory)
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
@@ -272,13 +272,13 @@ def register_builtin_trackers(pm=None) -> None:
     """Register the built-in trackers once (the TensorBoard one only when tensorboard is installed)."""
     import importlib.util
 
-    from .plugins import get_plugin_manager
+    from ..plugins import get_plugin_manager
 
     pm = pm or get_plugin_manager()
     if not pm.has_plugin("agentos-record"):
         pm.register(RecordAttacher(), name="agentos-record")
     if not pm.has_plugin("episode-metrics"):
-        from .learning._metrics import EpisodeMetricsTracker
+        from ._metrics import EpisodeMetricsTracker
 
         pm.register(EpisodeMetricsTracker(), name="episode-metrics")
     if not pm.has_plugin("csv") and not _disabled("csv"):
@@ -289,6 +289,6 @@ def register_builtin_trackers(pm=None) -> None:
 
 
 def _disabled(name: str) -> bool:
-    from .host import DISABLE_ENV
+    from ..host import DISABLE_ENV
 
     return name in {p.strip().lower() for p in os.environ.get(DISABLE_ENV, "").split(",")}

@@ -1,0 +1,39 @@
+"""The stable API for plugin authors, beyond the top-level names of :mod:`agentos`.
+
+A plugin (a component package, a service, a learner) imports what it needs from here, from
+:mod:`agentos` (``Agent``, ``Policy``, ``Trainer``, ``AgentContext``, ``run_agent``, ``hookimpl``...),
+:mod:`agentos.config`, :mod:`agentos.experiments` (executors, presets), :mod:`agentos.testing` and
+:mod:`agentos.errors` — never from a module whose name starts with ``_``: those change without
+notice, and ``nox -s lint`` refuses a first-party plugin that imports one.
+
+Agent folders
+    :data:`AGENT_INI_ENV`, :func:`find_agent_ini` and :func:`agent_ini_path` find an agent's
+    ``agent.ini`` the way every ``agentos`` command does.
+Run records
+    :class:`RunRecord` is one ``<agent dir>/runs/<run id>/`` folder (``agentos runs`` lists it);
+    :func:`list_records` and :func:`find_record` read them back.
+
+Names are imported on first use: importing this module is cheap and imports no plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_attributes
+
+_LAZY = {
+    "AGENT_INI_ENV": ".core._paths",
+    "agent_ini_path": ".core._paths",
+    "find_agent_ini": ".core._paths",
+    "RunRecord": ".learning._records",
+    "find_record": ".learning._records",
+    "list_records": ".learning._records",
+}
+
+if TYPE_CHECKING:  # the same names, for type checkers and the import-linter contracts
+    from .core._paths import AGENT_INI_ENV, agent_ini_path, find_agent_ini
+    from .learning._records import RunRecord, find_record, list_records
+
+__all__ = ["AGENT_INI_ENV", "RunRecord", "agent_ini_path", "find_agent_ini", "find_record", "list_records"]
+__getattr__ = lazy_attributes(__name__, __package__, _LAZY)

@@ -1,0 +1,59 @@
+"""The public n-tuple value network: what the TD trainer and third-party learners build on.
+
+This module is a stable API of ``agentos-policy-ntuple`` (its names change only with a major
+version). Importing it imports numpy and numba; boards and moves are those of
+:mod:`agentos_env_2048.kernels`.
+
+Tuples and layout
+    A tuple is a sequence of 1-8 distinct cells (0-15, row-major); :data:`DEFAULT_TUPLES` are the
+    four 6-tuples of Szubert & Jaśkowski / Yeh et al. :func:`parse_tuples` reads ``"0 1 2; 4 5 6"``,
+    :func:`validate_tuples` checks a sequence (``ValueError`` when invalid), and :func:`make_layout`
+    compiles tuples into a :class:`Layout` whose ``size`` is the number of weights
+    (``16 ** len(tuple)`` per tuple).
+The network
+    ``net = network(weights, layout)`` is the plain tuple the kernels take; ``weights`` is a flat
+    float array of ``layout.size`` (``NTuplePolicy`` uses float32) that the kernels read and update
+    in place. A board's value sums, over the 8 symmetries of the square and all tuples, the weight
+    at the index of the transformed board.
+
+Kernels compiled by ``numba.njit(cache=True)`` (callable from your own ``njit`` functions and from
+plain Python): :func:`value` → float, the value of a board (an afterstate); :func:`add` adds a
+delta to every weight a board reads; :func:`weight_indices` fills ``out`` (length ``8 * tuples``)
+with those weights' indices; :func:`best_action` → the move maximising points plus the searched
+afterstate value (``depth`` 1-3: greedy, or expectimax over the spawned tile), -1 when no move is
+legal; :func:`best_actions` → that move for each of N boards (0 when none is legal);
+:func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
+returns the number of moves made.
+"""
+
+from __future__ import annotations
+
+from agentos_policy_ntuple._network import (
+    DEFAULT_TUPLES,
+    Layout,
+    add,
+    best_action,
+    best_actions,
+    make_layout,
+    network,
+    parse_tuples,
+    play_games,
+    validate_tuples,
+    value,
+    weight_indices,
+)
+
+__all__ = [
+    "DEFAULT_TUPLES",
+    "Layout",
+    "add",
+    "best_action",
+    "best_actions",
+    "make_layout",
+    "network",
+    "parse_tuples",
+    "play_games",
+    "validate_tuples",
+    "value",
+    "weight_indices",
+]
