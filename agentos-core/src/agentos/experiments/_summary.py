@@ -169,15 +169,3 @@ def write_summary(folder: str, trials, outcomes: dict, seconds: float) -> Experi
         indent=1, default=str))
     return result
 
-
-def load_experiment(folder: str):
-    """(``ExperimentResult`` of the well-formed records in ``folder``, how many records were left out)."""
-    from ..errors import UsageError
-
-    folder = os.path.abspath(folder)
-    if not os.path.isdir(os.path.join(folder, "trials")) or os.path.islink(os.path.join(folder, "trials")):
-        raise UsageError(f"no experiment in {folder} (agentos experiment run FILE creates one)")
-    trials, skipped = load_trials(folder)
-    order = _planned_order(folder)
-    trials.sort(key=lambda t: (order.get(t.get("id"), len(order)), str(t.get("id"))))
-    return ExperimentResult(folder, trials), skipped
