@@ -58,7 +58,8 @@ def test_train_continues_from_a_run_and_records_its_parent(learning_venv, corrid
     assert f"parent:     {child['id']} (finished, 40 episodes) <- {parent} (finished, 40 episodes)" in shown
     # --checkpoint: the policy of a file, no parent
     checkpoint = corridor_agent / "runs" / parent / "checkpoint.safetensors"
-    from_file = learning_venv.agentos("train", "5", "--quiet", "--checkpoint", str(checkpoint), cwd=corridor_agent)
+    from_file = learning_venv.agentos("train", "5", "--seed", "1", "--quiet", "--checkpoint", str(checkpoint),
+                                      cwd=corridor_agent)
     assert from_file.returncode == 0, from_file.stderr
     newest = _records(corridor_agent)[-1]
     assert newest["request"]["checkpoint"] == str(checkpoint) and "parent" not in newest
