@@ -45,6 +45,13 @@ class Learner:
         with self.lock.held():
             return _plain(self.agent.policy.decide(np.asarray(observation)))
 
+    def decide_if_free(self, observation) -> tuple[bool, object]:
+        """``(True, action)`` when nothing holds the agent, else ``(False, None)`` at once."""
+        import numpy as np
+
+        with self.lock.held_if_free() as free:
+            return (True, _plain(self.agent.policy.decide(np.asarray(observation)))) if free else (False, None)
+
     def run(self, episodes: int, seed: int | None = None) -> dict:
         from agentos import run_agent
         from agentos.learning._commands import episode_step_limit

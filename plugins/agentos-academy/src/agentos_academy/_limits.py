@@ -53,6 +53,17 @@ class HandoverLock:
             self._lock.release()
 
     @contextlib.contextmanager
+    def held_if_free(self):
+        """Yields True holding the lock if it was free, else False at once (never waits)."""
+        if not self._lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self._lock.release()
+
+    @contextlib.contextmanager
     def held_long(self):
         """For long calls: not counted as waiting, so another long call does not interrupt it."""
         with self._lock:

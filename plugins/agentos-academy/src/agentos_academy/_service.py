@@ -80,6 +80,9 @@ class AgentService(Agent):
     @action
     @plain_action
     async def decide(self, observation):
+        answered, result = self.learner.decide_if_free(observation)  # fast: on the event loop when free
+        if answered:
+            return result
         return await self.agent_run_sync(self.learner.decide, observation)  # waits at most one episode
 
     @action
