@@ -168,3 +168,18 @@ def test_the_exchange_url_can_come_from_the_environment_out_of_the_process_list(
         assert asyncio.run(given())["name"] == "given"
     finally:
         _stop(proc)
+
+
+def test_a_run_ends_with_one_line_once_it_has_taken_the_steps_one_call_may_take(agent_factory):
+    from agentos_academy._learner import Learner
+
+    learner = Learner(str(agent_factory("steps")), max_episodes=1000, max_steps=500)
+    try:
+        assert learner.run(2)["episodes"] == 2  # the valid twin: within the bound (an episode here: < 500 steps)
+        with pytest.raises(ValueError, match="more than this agent allows in one call"):
+            learner.run(1000)  # an untrained corridor agent takes tens of steps an episode
+        with pytest.raises(ValueError, match="more than this agent allows"):
+            learner.train(steps=501)
+        assert learner.train(steps=500)["episodes"] >= 1
+    finally:
+        learner.close()

@@ -57,9 +57,18 @@ class Learner:
         from agentos.learning._commands import episode_step_limit
 
         episodes = bounded("episodes", episodes, self.max_episodes, "--max-episodes-per-call")
+        steps = 0
+
+        def on_episode(run, result):
+            nonlocal steps
+            steps += result.length
+            if steps > self.max_steps:
+                raise ValueError(f"the run took {steps} steps, more than this agent allows in one call "
+                                 f"({self.max_steps}; set by agentos serve --max-steps-per-call)")
+            self.lock.handover()
+
         with self.lock.held_long():
-            return run_agent(self.agent, episodes, seed=seed, config_path=self.path,
-                             on_episode=lambda run, result: self.lock.handover(),
+            return run_agent(self.agent, episodes, seed=seed, config_path=self.path, on_episode=on_episode,
                              max_episode_steps=episode_step_limit(self.agent.environment))
 
     def train(self, episodes: int | None = None, steps: int | None = None, seed: int | None = None) -> dict:
