@@ -25,7 +25,8 @@ def agentos_register_commands(subparsers):
     p.add_argument("--max-episodes-per-call", type=_positive, default=DEFAULT_MAX_EPISODES_PER_CALL, metavar="N",
                    help="episodes one run, evaluate or train call may ask for (default: %(default)s)")
     p.add_argument("--max-steps-per-call", type=_positive, default=DEFAULT_MAX_STEPS_PER_CALL, metavar="N",
-                   help="steps one train(steps=) call may ask for (default: %(default)s)")
+                   help="steps one call may take: train(steps=) may ask for at most this, run and evaluate "
+                        "end there (default: %(default)s)")
     p.set_defaults(handler=_serve)
 
 
