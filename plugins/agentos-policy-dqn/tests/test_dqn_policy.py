@@ -65,3 +65,17 @@ def test_avoid_repeats_tries_every_action_on_an_unchanged_board():
     policy = DQNPolicy(BOARD, spaces.Discrete(4), device="cpu", channels=4, hidden=[8], seed=0)
     board = np.ones((4, 4), np.uint8)
     assert sorted(policy.decide(board) for _ in range(4)) == [0, 1, 2, 3]
+
+
+def test_a_checkpoint_with_pickled_objects_is_refused_without_advice_to_unpickle_it(tmp_path):
+    import fractions
+
+    policy = DQNPolicy(BOARD, spaces.Discrete(4), device="cpu", channels=8, hidden=[16], seed=1)
+    good = str(tmp_path / "good.pt")
+    policy.save(good)
+    hostile = str(tmp_path / "hostile.pt")
+    torch.save({**torch.load(good, weights_only=True), "extra": fractions.Fraction(1, 3)}, hostile)
+    with pytest.raises(ValueError, match="refused unread") as refused:
+        policy.load(hostile)
+    assert "weights_only" not in str(refused.value) and "trust" not in str(refused.value)
+    policy.load(good)  # the valid twin

@@ -93,3 +93,22 @@ def test_auto_key_reads_2048_boards_and_other_observations_as_they_are():
     assert QTablePolicy(board.observation_space, board.action_space, key="observation").key_name == "observation"
     corridor = CorridorEnv()
     assert QTablePolicy(corridor.observation_space, corridor.action_space).key_name == "observation"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_load_refuses_non_finite_values_and_loads_the_finite_twin(tmp_path, bad):
+    """A table of NaN made every greedy choice a tie among no actions (``empty range for randrange()``)."""
+    policy = QTablePolicy(spaces.Discrete(5), spaces.Discrete(3), seed=0)
+    policy.row(1)[:] = [1.0, 2.0, 3.0]
+    good = str(tmp_path / "good.safetensors")
+    policy.save(good)
+    policy.row(2)[:] = [bad, 0.0, bad]
+    hostile = str(tmp_path / "hostile.safetensors")
+    policy.save(hostile)
+
+    fresh = QTablePolicy(spaces.Discrete(5), spaces.Discrete(3), seed=0)
+    with pytest.raises(ValueError, match="non-finite"):
+        fresh.load(hostile)
+    assert fresh.table == {}  # nothing of the hostile table was taken
+    fresh.load(good)
+    assert fresh.table == {1: [1.0, 2.0, 3.0]} and fresh.decide(1) == 2

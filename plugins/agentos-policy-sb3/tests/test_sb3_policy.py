@@ -48,3 +48,18 @@ def test_settings_are_checked():
     with pytest.raises(ValueError, match="net_arch"):
         SB3Policy(space, space, net_arch=[0])
     assert SB3Policy(space, space, device="auto").device.type in ("cpu", "cuda")
+
+
+def test_a_checkpoint_with_pickled_objects_is_refused_without_advice_to_unpickle_it(tmp_path):
+    import fractions
+
+    env = gymnasium.make("CartPole-v1")
+    policy = SB3Policy(env.observation_space, env.action_space, algorithm="A2C", net_arch=[8])
+    good = str(tmp_path / "good.pt")
+    policy.save(good)
+    hostile = str(tmp_path / "hostile.pt")
+    torch.save({**torch.load(good, weights_only=True), "extra": fractions.Fraction(1, 3)}, hostile)
+    with pytest.raises(ValueError, match="refused unread") as refused:
+        policy.load(hostile)
+    assert "weights_only" not in str(refused.value) and "trust" not in str(refused.value)
+    policy.load(good)  # the valid twin

@@ -8,6 +8,7 @@ import functools
 import os
 
 from ._errors import AgentActionError, AgentStartError
+from ._limits import DEFAULT_MAX_EPISODES_PER_CALL, DEFAULT_MAX_STEPS_PER_CALL
 from ._wire import from_wire, json_only, to_wire
 
 START_TIMEOUT = 60.0
@@ -64,9 +65,11 @@ class ServiceHandle:
 
     def _failed(self, action: str, exc: BaseException) -> AgentActionError:
         text = str(exc).strip().splitlines()
-        if type(exc).__name__ == "AcademyRemoteError" and text:  # a JSON-sent exception: its traceback
-            return AgentActionError(f"agent {self.label}: action {action!r} failed: {text[-1].strip()}")
-        detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+        if type(exc).__name__ == "AcademyRemoteError" and text:  # a JSON-sent exception: its last line
+            detail = text[-1].strip()
+        else:
+            detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+        detail = detail.removeprefix("ActionFailed: ")  # the agent's one line (see _wire.ActionFailed)
         return AgentActionError(f"agent {self.label}: action {action!r} failed: {detail}")
 
     def __getattr__(self, action: str):
@@ -117,6 +120,8 @@ async def launch(
     action_timeout: float = ACTION_TIMEOUT,
     log_config=None,
     insecure_exchange: bool = False,
+    max_episodes_per_call: int = DEFAULT_MAX_EPISODES_PER_CALL,
+    max_steps_per_call: int = DEFAULT_MAX_STEPS_PER_CALL,
 ):
     """Run each agent folder as an Academy agent; yields one :class:`ServiceHandle` per folder.
 
@@ -125,7 +130,8 @@ async def launch(
     the agents on a Dask cluster instead (``tcp://host:8786``, or ``local`` for a LocalCluster of one
     worker process per agent), as ``agentos experiment run --scheduler`` does. ``log_config``: an
     ``academy.logging.LogConfig`` set up wherever the agents run. A Redis exchange needs a password
-    (``redis://USER:PASSWORD@HOST:PORT``) unless ``insecure_exchange``. Leaving the block shuts every agent down.
+    (``redis://USER:PASSWORD@HOST:PORT``) unless ``insecure_exchange``. One call may ask an agent for at most
+    ``max_episodes_per_call`` episodes (``max_steps_per_call`` steps). Leaving the block shuts every agent down.
     """
     from academy.manager import Manager
 
@@ -149,7 +155,8 @@ async def launch(
             label = os.path.basename(os.path.abspath(str(agent_dir)))
             handle = await manager.launch(
                 AgentService, args=(os.path.abspath(str(agent_dir)),),
-                kwargs={"train_continuously": train_continuously}, name=label, config=runtime_config(),
+                kwargs={"train_continuously": train_continuously, "max_episodes_per_call": max_episodes_per_call,
+                        "max_steps_per_call": max_steps_per_call}, name=label, config=runtime_config(),
             )
             handle.request_serializer = json_only()  # plain data both ways, never pickle
             acb = getattr(manager, "_acbs", {}).get(handle.agent_id)

@@ -35,19 +35,21 @@ def _quiet() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
-def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0, insecure_exchange: bool = False) -> int:
-    """Register the agent, print its id, and run it; returns the exit code."""
+def serve(agent_dir: str, *, exchange: str, train_continuously: int = 0, insecure_exchange: bool = False,
+          limits: dict | None = None) -> int:
+    """Register the agent, print its id, and run it; returns the exit code. ``limits``: the
+    ``max_episodes_per_call`` and ``max_steps_per_call`` of :class:`AgentService`."""
     if not os.path.isfile(os.path.join(agent_dir, "agent.ini")):
         raise AgentOSError(f"no agent.ini in {agent_dir}")
     from ._exchange import exchange_factory
 
     factory = exchange_factory(exchange, insecure=insecure_exchange)  # refused before anything starts
     _quiet()
-    return asyncio.run(_serve(agent_dir, exchange, factory, train_continuously))
+    return asyncio.run(_serve(agent_dir, exchange, factory, train_continuously, limits or {}))
 
 
 def serve_many(agent_dirs: list[str], *, exchange: str, scheduler: str | None, train_continuously: int = 0,
-               insecure_exchange: bool = False) -> int:
+               insecure_exchange: bool = False, limits: dict | None = None) -> int:
     """Launch the agents (a Dask cluster with ``scheduler``, else a process pool), print one id per
     line in the order given, and keep them running until SIGINT or SIGTERM; then shut them down."""
     for agent_dir in agent_dirs:
@@ -57,11 +59,12 @@ def serve_many(agent_dirs: list[str], *, exchange: str, scheduler: str | None, t
 
     exchange_factory(exchange, insecure=insecure_exchange)  # refused before anything starts
     _quiet()
-    return asyncio.run(_serve_many(agent_dirs, exchange, scheduler, train_continuously, insecure_exchange))
+    return asyncio.run(_serve_many(agent_dirs, exchange, scheduler, train_continuously, insecure_exchange,
+                                   limits or {}))
 
 
 async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | None, train_continuously: int,
-                      insecure_exchange: bool) -> int:
+                      insecure_exchange: bool, limits: dict) -> int:
     import signal
 
     from ._launch import launch
@@ -74,7 +77,7 @@ async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | Non
         quiet = None if os.environ.get("AGENTOS_DEBUG") else QuietLogs()
         async with launch(agent_dirs, exchange=exchange, scheduler=scheduler,
                           train_continuously=train_continuously, log_config=quiet,
-                          insecure_exchange=insecure_exchange) as handles:
+                          insecure_exchange=insecure_exchange, **limits) as handles:
             for handle in handles:
                 print(handle.agent_id.uid, flush=True)
             stopped = asyncio.ensure_future(stop.wait())
@@ -94,7 +97,7 @@ async def _serve_many(agent_dirs: list[str], exchange: str, scheduler: str | Non
     return 0
 
 
-async def _serve(agent_dir: str, exchange: str, factory, train_continuously: int) -> int:
+async def _serve(agent_dir: str, exchange: str, factory, train_continuously: int, limits: dict) -> int:
     from academy.runtime import Runtime
 
     from ._exchange import redacted
@@ -108,7 +111,7 @@ async def _serve(agent_dir: str, exchange: str, factory, train_continuously: int
         raise AgentOSError(f"cannot reach exchange {redacted(exchange)}: {type(exc).__name__}: {exc}"
                            .splitlines()[0]) from None
     print(registration.agent_id.uid, flush=True)
-    agent = AgentService(os.path.abspath(agent_dir), train_continuously=train_continuously)
+    agent = AgentService(os.path.abspath(agent_dir), train_continuously=train_continuously, **limits)
     try:
         async with Runtime(agent, exchange_factory=factory, registration=registration,
                            config=runtime_config()) as runtime:

@@ -6,6 +6,7 @@ import asyncio
 
 from academy.agent import Agent, action, loop
 
+from ._limits import DEFAULT_MAX_EPISODES_PER_CALL, DEFAULT_MAX_STEPS_PER_CALL
 from ._wire import plain_action
 
 
@@ -25,13 +26,19 @@ class AgentService(Agent):
     Academy deserialize nothing but JSON.
 
     ``train_continuously`` episodes per round are trained by a control loop whose progress
-    (``progress()``) is updated after every round, until the agent shuts down.
+    (``progress()``) is updated after every round, until the agent shuts down. One call may ask for
+    at most ``max_episodes_per_call`` episodes (``max_steps_per_call`` steps); long calls (run, train,
+    evaluate) take turns, one at a time in a worker thread, so quick calls always find a thread.
     """
 
-    def __init__(self, agent_dir: str, *, train_continuously: int = 0):
+    def __init__(self, agent_dir: str, *, train_continuously: int = 0,
+                 max_episodes_per_call: int = DEFAULT_MAX_EPISODES_PER_CALL,
+                 max_steps_per_call: int = DEFAULT_MAX_STEPS_PER_CALL):
         super().__init__()
         self.agent_dir = str(agent_dir)
         self.train_continuously = int(train_continuously)
+        self.max_episodes_per_call, self.max_steps_per_call = int(max_episodes_per_call), int(max_steps_per_call)
+        self._long_calls: asyncio.Lock | None = None
         self._learner = None
         self._progress: dict = {"rounds": 0}
         self._startup_error = ""
@@ -52,34 +59,46 @@ class AgentService(Agent):
         from ._learner import Learner
 
         try:
-            self._learner = await self.agent_run_sync(Learner, self.agent_dir)
+            self._learner = await self.agent_run_sync(Learner, self.agent_dir, self.max_episodes_per_call,
+                                                      self.max_steps_per_call)
         except Exception as exc:  # reported to callers by ``startup_error`` (they would wait otherwise)
             text = str(exc).strip().splitlines()
             self._startup_error = f"{type(exc).__name__}: {text[0] if text else ''}"
 
     async def agent_on_shutdown(self) -> None:
         if self._learner is not None:
-            self._learner.close()
+            await asyncio.to_thread(self._learner.close)  # ends a long call at its next episode
+
+    async def _long(self, method: str, *args):
+        """Run a long call in a worker thread, one at a time (others wait here, holding no thread)."""
+        if self._long_calls is None:
+            self._long_calls = asyncio.Lock()
+        function = getattr(self.learner, method)
+        async with self._long_calls:
+            return await self.agent_run_sync(function, *args)
 
     @action
     @plain_action
     async def decide(self, observation):
-        return self.learner.decide(observation)  # fast: answered on the event loop
+        answered, result = self.learner.decide_if_free(observation)  # fast: on the event loop when free
+        if answered:
+            return result
+        return await self.agent_run_sync(self.learner.decide, observation)  # waits at most one episode
 
     @action
     @plain_action
     async def run(self, episodes: int = 1, seed: int | None = None) -> dict:
-        return await self.agent_run_sync(self.learner.run, int(episodes), seed)
+        return await self._long("run", episodes, seed)
 
     @action
     @plain_action
     async def train(self, episodes: int | None = None, steps: int | None = None, seed: int | None = None) -> dict:
-        return await self.agent_run_sync(self.learner.train, episodes, steps, seed)
+        return await self._long("train", episodes, steps, seed)
 
     @action
     @plain_action
     async def evaluate(self, episodes: int = 10, seed: int | None = None) -> dict:
-        return await self.agent_run_sync(self.learner.run, int(episodes), seed)
+        return await self._long("run", episodes, seed)
 
     @action
     @plain_action
@@ -99,7 +118,7 @@ class AgentService(Agent):
     @action
     @plain_action
     async def set_settings(self, settings: dict) -> dict:
-        return self.learner.set_settings(settings)
+        return await self.agent_run_sync(self.learner.set_settings, settings)
 
     @action
     @plain_action
@@ -122,6 +141,6 @@ class AgentService(Agent):
             await shutdown.wait()
             return
         while not shutdown.is_set():
-            result = await self.agent_run_sync(self.learner.train, self.train_continuously, None, None)
+            result = await self._long("train", self.train_continuously, None, None)
             self._progress = {"rounds": self._progress["rounds"] + 1, **result, **self.learner.stats()}
 

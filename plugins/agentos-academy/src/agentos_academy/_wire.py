@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import logging
 import math
 
 TAG = "__agentos__"
@@ -115,15 +116,44 @@ def _tagged(value: dict):
     raise ValueError(f"unknown encoded value {str(kind)[:40]!r}")
 
 
+class ActionFailed(Exception):  # noqa: N818 -- the name a peer reads: "ActionFailed: ValueError: ..."
+    """What a peer learns of an action that raised: one line, the exception's type and message; never
+    the traceback (file paths, code), which is logged where the agent runs."""
+
+    @property
+    def __traceback__(self):  # Academy sends ``traceback.format_exception(exc)``: this keeps it one line
+        return None
+
+    @__traceback__.setter
+    def __traceback__(self, value):
+        pass
+
+
+ActionFailed.__module__ = "builtins"  # shown as "ActionFailed: ...", without a module path
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (at most 300 characters)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+
+
 def plain_action(method):
-    """An action method whose arguments are decoded from and whose result is encoded to plain data."""
+    """An action method whose arguments are decoded from and whose result is encoded to plain data;
+    an exception reaches the caller as one :class:`ActionFailed` line, its traceback is logged here."""
 
     @functools.wraps(method)
     async def wrapper(self, *args, **kwargs):
-        if args:
-            args = [from_wire(a) for a in args]
-        if kwargs:
-            kwargs = {str(k): from_wire(v) for k, v in kwargs.items()}
-        return to_wire(await method(self, *args, **kwargs))
+        try:
+            if args:
+                args = [from_wire(a) for a in args]
+            if kwargs:
+                kwargs = {str(k): from_wire(v) for k, v in kwargs.items()}
+            return to_wire(await method(self, *args, **kwargs))
+        except Exception as exc:
+            line = one_line(exc)
+            logging.getLogger("agentos_academy").warning("agentos-academy: action %r failed: %s", method.__name__,
+                                                         line, exc_info=exc)
+            raise ActionFailed(line) from None
 
     return wrapper

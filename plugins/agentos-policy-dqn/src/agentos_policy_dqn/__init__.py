@@ -182,7 +182,13 @@ class DQNPolicy(Policy):
         )
 
     def load(self, path: str) -> None:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        import pickle
+
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError:  # torch's text would suggest unpickling it: never do that
+            raise ValueError(f"{path} is not a dqn policy checkpoint: it holds objects other than tensors "
+                             "and plain values, so it was refused unread") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path} is not a dqn policy checkpoint")
         if data["settings"] != self.settings or data["n_actions"] != self.n_actions:

@@ -198,6 +198,8 @@ class QTablePolicy(Policy):
                     f"this policy has key={self.key_name} and {self.n_actions} actions"
                 )
             keys, values = f.get_tensor("keys"), f.get_tensor("values")
+        if not np.isfinite(values).all():
+            raise ValueError(f"{path} holds non-finite action values (NaN or infinity); refusing to load it")
         if meta.get("key_type") == "bytes":
             key_list = [bytes(k) for k in keys]
         else:

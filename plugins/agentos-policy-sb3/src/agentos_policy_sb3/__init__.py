@@ -137,9 +137,15 @@ class SB3Policy(Policy):
         )
 
     def load(self, path: str) -> None:
+        import pickle
+
         import torch
 
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError:  # torch's text would suggest unpickling it: never do that
+            raise ValueError(f"{path} is not a sb3 policy checkpoint: it holds objects other than tensors "
+                             "and plain values, so it was refused unread") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path} is not an sb3 policy checkpoint")
         if self.algorithm_setting is not None and data["algorithm"] != self.algorithm_setting:
