@@ -12,6 +12,9 @@ Agent folders
 Run records
     :class:`RunRecord` is one ``<agent dir>/runs/<run id>/`` folder (``agentos runs`` lists it);
     :func:`list_records` and :func:`find_record` read them back.
+Episodes
+    :func:`episode_step_limit` is the bound ``agentos run`` puts on one episode (the environment's
+    ``spec.max_episode_steps``, else :data:`DEFAULT_MAX_EPISODE_STEPS`), for services that run episodes.
 
 Names are imported on first use: importing this module is cheap and imports no plugin.
 """
@@ -29,11 +32,23 @@ _LAZY = {
     "RunRecord": ".learning._records",
     "find_record": ".learning._records",
     "list_records": ".learning._records",
+    "episode_step_limit": ".learning._commands",
+    "DEFAULT_MAX_EPISODE_STEPS": ".learning._commands",
 }
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-linter contracts
     from .core._paths import AGENT_INI_ENV, agent_ini_path, find_agent_ini
+    from .learning._commands import DEFAULT_MAX_EPISODE_STEPS, episode_step_limit
     from .learning._records import RunRecord, find_record, list_records
 
-__all__ = ["AGENT_INI_ENV", "RunRecord", "agent_ini_path", "find_agent_ini", "find_record", "list_records"]
+__all__ = [
+    "AGENT_INI_ENV",
+    "DEFAULT_MAX_EPISODE_STEPS",
+    "RunRecord",
+    "agent_ini_path",
+    "episode_step_limit",
+    "find_agent_ini",
+    "find_record",
+    "list_records",
+]
 __getattr__ = lazy_attributes(__name__, __package__, _LAZY)

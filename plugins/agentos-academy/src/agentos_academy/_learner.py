@@ -54,7 +54,7 @@ class Learner:
 
     def run(self, episodes: int, seed: int | None = None) -> dict:
         from agentos import run_agent
-        from agentos.learning._commands import episode_step_limit
+        from agentos.plugin_api import episode_step_limit
 
         episodes = bounded("episodes", episodes, self.max_episodes, "--max-episodes-per-call")
         steps = 0
