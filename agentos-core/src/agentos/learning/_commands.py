@@ -398,7 +398,10 @@ def latest_training(context):
         return None
     wanted = identity(context.config)
     for rec in reversed(list_records(runs_dir(context.config))):
-        checkpoint = rec.checkpoint_path()
+        try:
+            checkpoint = rec.checkpoint_path()
+        except UsageError:  # a link, or a name that is not a file of the run folder: not a policy to play
+            continue
         if rec.meta.get("mode") != "train" or not checkpoint or not os.path.isfile(checkpoint):
             continue
         if rec.meta.get("status") == "failed":  # (diverged weights, a crash): not a policy to play
