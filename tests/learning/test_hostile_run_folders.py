@@ -232,3 +232,20 @@ def test_record_text_is_printed_without_escape_sequences(agent, tmp_path, capsys
 
 def good_id(agent) -> str:
     return next(p.name for p in (agent / "runs").iterdir() if "-train-" in p.name)
+
+
+def test_force_accepts_another_installed_version_named_by_an_entry_point_source(tmp_path, capsys):
+    text = CORRIDOR_SARSA.replace("default = q_table", "default = mine")
+    agent = make_agent(tmp_path, text + "\n[policy.mine]\nsource = agentos_policy_q_table:QTablePolicy\n", "ep")
+    code, _, err = _cli(capsys, "train", agent / "agent.ini", "5", "--seed", "0", "--quiet")
+    assert code == 0, err
+    received = next((agent / "runs").iterdir())
+    lock = json.loads((received / "lock.json").read_text())
+    for entry in lock["components"]:
+        if entry["kind"] == "policy":  # as if made with another installed release of the component
+            entry["sha256"] = "0" * 64
+    (received / "lock.json").write_text(json.dumps(lock))
+    code, _, err = _cli(capsys, "run", agent / "agent.ini", "--from-run", received, "-n", "1")
+    assert code == 2 and "--force" in err, err
+    code, _, err = _cli(capsys, "run", agent / "agent.ini", "--from-run", received, "-n", "1", "--force")
+    assert code == 0, err

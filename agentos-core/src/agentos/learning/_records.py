@@ -375,10 +375,13 @@ def lock_differences(context, lock: dict, *, local: bool | None = None) -> list[
             continue
         kind, name = entry["kind"], str(entry["name"])
         now = component_fingerprint(context, kind, name)
-        is_local = now.get("install") == "local" or entry.get("install") == "local"
+        sources = (entry.get("source"), now.get("source"))
+        other_source = "local" in (now.get("install"), entry.get("install")) and sources[0] != sources[1]
+        a_file = any(str(s or "").partition(":")[0].strip().endswith(".py") for s in sources)
+        is_local = other_source or ("local" in (now.get("install"), entry.get("install")) and a_file)
         if local is not None and is_local != local:
             continue
-        if is_local and entry.get("source") != now.get("source"):
+        if other_source:
             problems.append(f"{kind} {name}: source {entry.get('source')!r} in the run, {now.get('source')!r} here")
             continue
         if now.get("install") == "missing":
