@@ -172,6 +172,12 @@ def test_errors_about_a_received_runs_settings_name_its_file(agent, tmp_path, ca
     code, _, err = _cli(capsys, "run", agent / "agent.ini", "--from-run", received, "-n", "1")
     assert code == 2 and "alphaa" in err, err
     assert str(ini) in err and str(agent / "agent.ini") not in err, err
+    # the [agentos] section is the user's, and so is the file its errors name
+    ini.write_text(ini.read_text().replace("alphaa = 0.5", "alpha = 0.5"))
+    own = agent / "agent.ini"
+    own.write_text('[agentos]\nseed = "x"\n\n' + own.read_text())
+    code, _, err = _cli(capsys, "run", own, "--from-run", received, "-n", "1")
+    assert code == 2 and f"{own}: [agentos] seed must be an integer" in err, err
 
 
 def test_a_checkpoint_that_is_a_link_is_refused(agent, tmp_path, capsys):

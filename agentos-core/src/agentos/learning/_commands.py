@@ -427,7 +427,8 @@ def _default_seed(seed, context) -> int:
         return seed
     value = context.config.meta_value("seed") if context.config is not None else None
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise UsageError(f"{context.config.path}: [agentos] seed must be an integer, not {value!r}")
+        where = getattr(context.config, "meta_path", context.config.path)  # a received run's: the user's file
+        raise UsageError(f"{where}: [agentos] seed must be an integer, not {value!r}")
     if value is None:
         import secrets
 

@@ -96,6 +96,7 @@ def received_config(here, source_run):
         document.set("agentos", key, entry.raw)
     config = AgentConfig(document)
     config.directory = here.directory  # source files and relative paths: the user's agent folder
+    config.meta_path = here.path  # where its [agentos] section comes from
     return config
 
 
