@@ -103,3 +103,16 @@ def test_a_malformed_record_is_one_line_naming_the_file_and_resume_runs_it_again
     assert json.loads(path.read_text())["id"] == ids[1]  # rewritten by the rerun
     assert (folder / "trials" / ids[2] / "trial.json").read_bytes() == twin
     assert agentos("experiment", "show", str(folder), cwd=folder.parent, timeout=60).returncode == 0
+
+
+def test_show_prints_record_text_without_escape_sequences(experiment):
+    folder, ids = experiment
+    escape = "\x1b]0;owned\x07\x1b[2J"
+    for seed, change in ((0, {"agent": f"random{escape}"}), (1, {"status": "failed", "error": f"boom{escape}"})):
+        path = folder / "trials" / ids[seed] / "trial.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+    shown = agentos("experiment", "show", str(folder), cwd=folder.parent, timeout=60)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "\x1b" not in shown.stdout + shown.stderr and "\x07" not in shown.stdout + shown.stderr
+    assert "random?]0;owned??" in shown.stdout and "failed: random corridor seed=1: boom?]0;owned" in shown.stdout
+    assert "corridor" in shown.stdout  # the valid twin (seed 2) is still shown as it is

@@ -121,3 +121,29 @@ def test_plan_refuses_seeds_that_are_not_integers(seeds):
     with pytest.raises(AgentOSError, match="seeds must be"):
         plan(["random"], ["corridor"], seeds=seeds, episodes=1)
     assert len(plan(["random"], ["corridor"], seeds=range(2), episodes=1)) == 2  # any iterable of ints
+
+
+@pytest.mark.parametrize("key", ["agent.source", "environment.source", "source", "trainer.source"])
+def test_experiment_settings_never_set_source(write_experiment, tmp_path, key):
+    agent = tmp_path / "mine"
+    agent.mkdir()
+    (agent / "agent.ini").write_text("[environment]\ndefault = corridor\n\n[policy]\ndefault = random\n\n"
+                                     "[trainer]\ndefault = sarsa\n\n[agent]\ndefault = mine\n\n"
+                                     "[agent.mine]\nsource = agent.py:MyAgent\n")
+    (agent / "agent.py").write_text("import os\n\nfrom agentos import Agent\n\n\nclass MyAgent(Agent):\n    pass\n")
+    marker = tmp_path / "pwned"
+    base = "[experiment]\nagents = [mine, sarsa_table]\nenvironments = [corridor]\nepisodes = 1\n\n[settings]\n"
+    twin = read_experiment(str(write_experiment(base + "trainer.alpha = [0.1, 0.5]\n", "twin")))
+    assert len(plan(twin["agents"], twin["environments"], seeds=1, episodes=1,
+                    settings=twin["settings"])) == 4  # the valid twin: settings that are settings
+    command = key.replace("source", "command")
+    path = write_experiment(base + f'trainer.alpha = 0.1\n\n[settings.mine]\n{key} = "agent.py:os.system"\n'
+                                   f'{command} = "touch {marker}"\n')
+    result = agentos("experiment", "run", str(path), cwd=tmp_path, timeout=120)
+    assert not marker.exists()
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stdout + result.stderr
+    assert f"{path}:10:" in result.stderr and f"{key!r}" in result.stderr and "source" in result.stderr
+    assert not (tmp_path / "experiments").exists()
+    for settings, agent_settings in (({key: "agent.py:os.system"}, None), (None, {"mine": {key: "agent.py:x"}})):
+        with pytest.raises(AgentOSError, match="may not set 'source'"):
+            plan([str(agent)], ["corridor"], seeds=1, episodes=1, settings=settings, agent_settings=agent_settings)

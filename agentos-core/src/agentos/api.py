@@ -94,9 +94,13 @@ def list_components(kind: str | None = None, *, check: bool = False, agent_ini: 
     host = ComponentHost()
     config_path = agent_ini or find_agent_ini()
     config = AgentConfig.load(config_path) if config_path else None
+    if config is not None:
+        from .learning._records import runs_dir
+
+        runs = runs_dir(config)
     for comp in config.components.values() if config else ():
         if comp.source:  # the agent's own code (``source = agent.py:MyAgent``) is listed too
-            host.add_local(comp.kind, comp.name, comp.source, config.directory)
+            host.add_local(comp.kind, comp.name, comp.source, config.directory, runs)
     problems = host.check(kind) if check else {}
     recorded = recorded_errors()
     rows = []

@@ -44,9 +44,10 @@ def _fmt_metric(entry: dict | None) -> str:
 
 
 def print_table(result) -> None:
+    from ..registry._safe_text import printable, printable_row
     from ._output import number, table
 
-    rows = result.table()
+    rows = [printable_row(row) for row in result.table()]  # records are data: no escape sequence is printed
     names = list(dict.fromkeys(name for row in rows for name in (row.get("metrics") or {})))
     rows = [{**row, "train": _fmt(row["train_return_mean"], row["train_return_std"]),
              "test": _fmt(row["test_return_mean"], row["test_return_std"]),
@@ -56,9 +57,10 @@ def print_table(result) -> None:
             for row in rows]
     table(rows, [("agent", "agent"), ("environment", "environment"), ("settings", "settings"), ("seeds", "seeds"),
                  ("train", "train return (last 100)"), ("test", "test return"),
-                 *((f"metric:{name}", name) for name in names), ("sps", "steps/s"), ("wall", "wall")])
+                 *((f"metric:{name}", printable(name)) for name in names), ("sps", "steps/s"), ("wall", "wall")])
     for trial in result.failed():
-        print(f"failed: {trial['agent']} {trial['environment']} seed={trial['seed']}: {trial.get('error', '')}")
+        line = f"failed: {trial['agent']} {trial['environment']} seed={trial['seed']}: {trial.get('error', '')}"
+        print(printable(line))
 
 
 def _folder(ref: str) -> str:

@@ -137,6 +137,7 @@ def _rate(run, now: float) -> float:
 
 def _train(args) -> int:
     from ..api import train
+    from ..registry._safe_text import printable
     from ._output import count, metrics_line, number
 
     agent_ini, budget = _parse_budget(args.args)
@@ -170,11 +171,11 @@ def _train(args) -> int:
         print(metrics)
 
     if summary.get("parent"):
-        print(f"continued from run {summary['parent']}")
+        print(printable(f"continued from run {summary['parent']}"))
     if summary.get("run"):
-        print(f"run {summary['run']}: {summary['run_dir']}")
+        print(printable(f"run {summary['run']}: {summary['run_dir']}"))
         if summary.get("checkpoint"):
-            print(f"checkpoint: {summary['checkpoint']}  (agentos run --from-run {summary['run']})")
+            print(printable(f"checkpoint: {summary['checkpoint']}  (agentos run --from-run {summary['run']})"))
     return 130 if summary["status"] == "interrupted" else 0
 
 
@@ -186,6 +187,9 @@ def _runs(args) -> int:
     if args.json:
         dump_json(rows)
         return 0
+    from ..registry._safe_text import printable_row
+
+    rows = [printable_row(row) for row in rows]
     if not rows:
         print("no runs yet (agentos train and agentos run record them)")
         return 0
@@ -213,37 +217,41 @@ def _runs(args) -> int:
 
 def _runs_show(args) -> int:
     from ..api import show_run
+    from ..registry._safe_text import printable
     from ._output import count, dump_json, metrics_line, number
+
+    def say(text: str) -> None:  # everything here comes from a record: no escape sequence gets through
+        print(printable(text))
 
     info = show_run(args.run, args.agent_show or args.agent)
     if args.json_show or args.json:
         dump_json(info)
         return 0
     summary = info.get("summary") or {}
-    print(f"run {info['id']} ({info['mode']}, {info['status']})")
-    print(f"  folder:     {info['directory']}")
-    print(f"  started:    {info.get('started')}  finished: {info.get('finished') or '-'}")
-    print(f"  agent.ini:  {info.get('agent_ini')}")
+    say(f"run {info['id']} ({info['mode']}, {info['status']})")
+    say(f"  folder:     {info['directory']}")
+    say(f"  started:    {info.get('started')}  finished: {info.get('finished') or '-'}")
+    say(f"  agent.ini:  {info.get('agent_ini')}")
     if info.get("parent"):
         chain = [
             f"{a['id']} ({a.get('status')}, {count(a.get('episodes') or 0)} episodes)" if a["found"]
             else f"{a['id']} (not found)"
             for a in info.get("ancestry") or [{"id": info["parent"], "found": False}]
         ]
-        print(f"  parent:     {' <- '.join(chain)}")
+        say(f"  parent:     {' <- '.join(chain)}")
     comps = info.get("components", {})
-    print("  components: " + ", ".join(f"{k} {v}" for k, v in comps.items()))
+    say("  components: " + ", ".join(f"{k} {v}" for k, v in comps.items()))
     request = [
         f"{k} {count(v) if isinstance(v, int) and not isinstance(v, bool) else v}"
         for k, v in (info.get("request") or {}).items()
         if v not in (None, False)
     ]
     seed = info.get("seed")
-    print(f"  request:    {', '.join(request) or '-'}; seed {'-' if seed is None else seed}")
+    say(f"  request:    {', '.join(request) or '-'}; seed {'-' if seed is None else seed}")
     if info.get("error"):
-        print(f"  error:      {info['error']}")
+        say(f"  error:      {info['error']}")
     if summary:
-        print(
+        say(
             f"  result:     {count(summary.get('episodes', 0))} episodes, {count(summary.get('steps', 0))} steps, "
             f"mean return {number(summary.get('mean_return', float('nan')))} "
             f"(min {number(summary.get('min_return', float('nan')))}, "
@@ -252,18 +260,19 @@ def _runs_show(args) -> int:
             f"{number(summary.get('seconds', float('nan')))} s"
         )
     if info.get("last100_mean") is not None:
-        print(f"  last 100:   mean return {number(info['last100_mean'])}")
+        say(f"  last 100:   mean return {number(info['last100_mean'])}")
     if summary.get("metrics"):
-        print(f"  metrics:    {metrics_line(summary['metrics'])}")
-    print(f"  checkpoint: {info.get('checkpoint') or '-'}")
+        say(f"  metrics:    {metrics_line(summary['metrics'])}")
+    say(f"  checkpoint: {info.get('checkpoint') or '-'}")
     lock = info.get("lock") or {}
     for entry in lock.get("components", []):
-        sha = (entry.get("sha256") or "-")[:12]
-        print(
-            f"  lock:       {entry['kind']} {entry['name']}: {entry.get('package') or entry.get('source') or '-'} "
+        sha = str(entry.get("sha256") or "-")[:12]
+        say(
+            f"  lock:       {entry.get('kind')} {entry.get('name')}: "
+            f"{entry.get('package') or entry.get('source') or '-'} "
             f"{entry.get('version') or ''} sha256 {sha} ({entry.get('install')})"
         )
     if lock:
-        print(f"  python:     {lock.get('python')}, {len(lock.get('packages', []))} other packages locked")
-    print(f"  files:      {', '.join(info['files'])}")
+        say(f"  python:     {lock.get('python')}, {len(lock.get('packages', []))} other packages locked")
+    say(f"  files:      {', '.join(info['files'])}")
     return 0

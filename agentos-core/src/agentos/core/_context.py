@@ -26,9 +26,12 @@ class AgentContext:
         self.host = host or ComponentHost()
         self.instances: dict[tuple[str, str], object] = {}
         if config is not None:
+            from ..learning._records import runs_dir
+
+            runs = runs_dir(config)
             for (kind, _), comp in config.components.items():
                 if comp.source:  # refused before anything is imported (agentos.host._sources)
-                    spec = self.host.add_local(kind, comp.name, comp.source, config.directory)
+                    spec = self.host.add_local(kind, comp.name, comp.source, config.directory, runs)
                     if spec.problem:
                         raise ConfigError(f"{kind}.{comp.name}: {spec.problem}", config.path, comp.line or None)
 

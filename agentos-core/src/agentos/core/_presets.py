@@ -88,7 +88,11 @@ def apply_settings(preset: Preset, environment: str, overrides: dict) -> dict[st
     """
     merged = preset.settings_for(environment)
     known = [f"{kind}.{key}" for kind, settings in merged.items() for key in settings]
+    from ._values import setting_problem
+
     for raw_key, value in overrides.items():
+        if message := setting_problem(raw_key):
+            raise UsageError(f"preset {preset.name!r}: {message}")
         key = raw_key if "." in raw_key else next((k for k in known if k.split(".", 1)[1] == raw_key), raw_key)
         if key not in known and not key.startswith("environment."):  # checked by the environment itself
             bare = {k.split(".", 1)[1]: k for k in known}

@@ -114,8 +114,11 @@ def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bo
 def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episodes=10,
          settings=None, agent_settings=None) -> list[Trial]:
     """The trials of a grid; every agent is resolved (and every setting checked) before any runs."""
-    from ._values import problem
+    from ._values import problem, setting_problem
 
+    for key in [*(settings or {}), *(k for axes in (agent_settings or {}).values() for k in axes)]:
+        if message := setting_problem(key):
+            raise UsageError(message)
     if hasattr(seeds, "__iter__") and not isinstance(seeds, (str, bytes, dict)):
         seeds = list(seeds)
     if (episodes is None) == (steps is None):
@@ -144,9 +147,13 @@ def read_experiment(path: str) -> dict:
 
     doc = IniDocument.read(path)
 
-    def typed(section) -> dict:
+    def typed(section, settings: bool = True) -> dict:
+        from ._values import setting_problem
+
         out = {}
         for key, entry in section.entries.items():
+            if settings and (message := setting_problem(key)):
+                raise ConfigError(f"[{section.name}] {message}", path, entry.line)
             try:
                 out[key] = parse_value(entry.raw)
             except ValueError as exc:
@@ -160,7 +167,7 @@ def read_experiment(path: str) -> dict:
         if name == "experiment":
             from ._values import problem
 
-            values = typed(section)
+            values = typed(section, settings=False)
             for key, entry in section.entries.items():
                 if key not in EXPERIMENT_KEYS:
                     raise ConfigError(f"unknown key {key!r} in [experiment]{did_you_mean(key, EXPERIMENT_KEYS)}",

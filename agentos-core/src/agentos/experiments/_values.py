@@ -42,3 +42,12 @@ def problem(key: str, value) -> str | None:
     if key in ("scheduler", "folder"):
         return None if isinstance(value, str) and value else f"{key} must be a non-empty string, not {value!r}"
     return None
+
+
+def setting_problem(key) -> str | None:
+    """Why ``key`` may not be a setting (``kind.setting``) of an experiment or an override, or None:
+    a setting is a constructor argument, never ``source`` (which names code to import)."""
+    if str(key).strip().rpartition(".")[2].strip().lower() == "source":
+        return (f"setting {key!r} is not allowed: settings may not set 'source' "
+                "(the code a component runs comes from the agent folder, never from settings)")
+    return None

@@ -89,14 +89,14 @@ class ComponentHost:
         self.errors.pop(spec.key, None)
         return spec
 
-    def add_local(self, kind: str, name: str, value: str, base_dir: str) -> ComponentSpec:
-        """A component that an agent.ini ``source =`` points at: a file in ``base_dir`` or the value of an
-        installed component's entry point (``_sources``); anything else gets a ``problem`` and is never
-        imported."""
+    def add_local(self, kind: str, name: str, value: str, base_dir: str, runs_dir: str | None = None) -> ComponentSpec:
+        """A component that an agent.ini ``source =`` points at: a file of the agent's own code in
+        ``base_dir`` (never in ``runs_dir``) or the value of an installed component's entry point
+        (``_sources``); anything else gets a ``problem`` and is never imported."""
         from ._sources import source_problem
 
         kind = canonical_kind(kind)
-        problem = source_problem(value, base_dir, self._index().values())
+        problem = source_problem(value, base_dir, self._index().values(), runs_dir)
         spec = ComponentSpec(kind, str(name), value, "", "", source="local", problem=problem)
         self._index()[spec.key] = spec
         self._objects.pop(spec.key, None)
@@ -165,9 +165,14 @@ def _import_value(value: str, base_dir: str | None):
     """Import ``module:attr`` or ``path/file.py:attr``; return the object and its module."""
     target, _, attr = value.partition(":")
     target, attr = target.strip(), attr.strip()
-    if target.endswith(".py"):
+    if target.endswith(".py"):  # one name, defined in that very file (see _sources)
+        from ._sources import _IDENTIFIER_RE, defined_in
+
+        if not _IDENTIFIER_RE.match(attr):
+            raise ImportError(f"{value!r}: the name after the colon must be one identifier")
         path = target if os.path.isabs(target) else os.path.join(base_dir or os.getcwd(), target)
         module = _import_file(path)
+        return defined_in(getattr(module, attr), module, value), module
     else:  # an installed component's module (see _sources): imported as its entry point is
         module = importlib.import_module(target)
     obj = module

@@ -398,7 +398,10 @@ def latest_training(context):
         return None
     wanted = identity(context.config)
     for rec in reversed(list_records(runs_dir(context.config))):
-        checkpoint = rec.checkpoint_path()
+        try:
+            checkpoint = rec.checkpoint_path()
+        except UsageError:  # a link, or a name that is not a file of the run folder: not a policy to play
+            continue
         if rec.meta.get("mode") != "train" or not checkpoint or not os.path.isfile(checkpoint):
             continue
         if rec.meta.get("status") == "failed":  # (diverged weights, a crash): not a policy to play
@@ -424,7 +427,8 @@ def _default_seed(seed, context) -> int:
         return seed
     value = context.config.meta_value("seed") if context.config is not None else None
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise UsageError(f"{context.config.path}: [agentos] seed must be an integer, not {value!r}")
+        where = getattr(context.config, "meta_path", context.config.path)  # a received run's: the user's file
+        raise UsageError(f"{where}: [agentos] seed must be an integer, not {value!r}")
     if value is None:
         import secrets
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from ..errors import UsageError
+from ..registry._safe_text import printable
 
 
 def _one_line(exc: BaseException) -> str:
@@ -24,7 +25,13 @@ def run_file(record, key: str) -> str | None:
     if not name:
         return None
     if not isinstance(name, str) or os.path.basename(name) != name or name in (".", ".."):
-        raise UsageError(f"run {record.id}: {key} {str(name)[:80]!r} is not a file name inside the run folder")
+        raise UsageError(
+            printable(f"run {record.id}: {key} {str(name)[:80]!r} is not a file name inside the run folder")
+        )
+    if os.path.islink(record.path(name)):  # a link would load a file from anywhere
+        raise UsageError(
+            printable(f"run {record.id}: {key} {name!r} is a symbolic link; a run folder's files must be files")
+        )
     return record.path(name)
 
 
@@ -37,25 +44,24 @@ def open_run(path: str, from_run: str, *, force: bool, command: str = "run"):
 
     here = AgentConfig.load(path)
     source_run = find_record(runs_dir(here), from_run)
-    try:
-        with open(source_run.path("agent.ini"), encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"run {source_run.id} has no readable agent.ini ({_one_line(exc)})") from None
-    context = use(AgentContext(AgentConfig.from_text(text, path=path)))
+    context = use(AgentContext(received_config(here, source_run)))
     try:
         lock = source_run.lock()
-        if not isinstance(lock, dict) or not isinstance(lock.get("components", []), list):
-            raise ValueError("not a lock")
     except (OSError, ValueError) as exc:
-        raise UsageError(f"run {source_run.id} has no readable lock.json ({_one_line(exc)})") from None
+        raise UsageError(printable(f"run {source_run.id} has no readable lock.json ({_one_line(exc)})")) from None
     unlocked = unlocked_components(context, lock)
     if unlocked:  # never overridden by --force: what is not locked could be anything
         raise UsageError(
             f"run {source_run.id}: its agent.ini names components that its lock.json does not list "
             f"({', '.join(unlocked)}); not using it"
         )
-    differences = lock_differences(context, lock)
+    local = lock_differences(context, lock, local=True)
+    if local:  # never overridden by --force: a local component is locked by its file's hash alone
+        raise UsageError(printable(
+            f"run {source_run.id}: its local components differ from this agent's code: {'; '.join(local)}; "
+            "not using it (--force accepts other installed versions only)"
+        ))
+    differences = lock_differences(context, lock, local=False)
     if differences and not force:
         raise UsageError(
             f"run {source_run.id} was made with other components: {'; '.join(differences)} "
@@ -65,6 +71,33 @@ def open_run(path: str, from_run: str, *, force: bool, command: str = "run"):
     if checkpoint is None:
         raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
     return source_run, context, checkpoint
+
+
+def received_config(here, source_run):
+    """The run folder's agent.ini, read as the current agent's: its components and settings, but the
+    ``[agentos]`` section (runs, venv, seed, index...) of the user's own agent.ini, and ``source =``
+    files resolved in the user's agent folder. Errors name the run folder's file."""
+    from ..config import AgentConfig, IniDocument
+
+    ini = source_run.path("agent.ini")
+    try:
+        with open(ini, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(printable(f"run {source_run.id} has no readable agent.ini ({_one_line(exc)})")) from None
+    document = IniDocument(text, ini)
+    theirs = document.sections.get("agentos")
+    if theirs is not None:  # blanked line by line, so that errors still give the file's line numbers
+        for index in range(theirs.line - 1, document._section_end("agentos")):
+            document.lines[index] = ";"
+        document._parse()
+    own = here.document.sections.get("agentos")
+    for key, entry in (own.entries.items() if own else ()):
+        document.set("agentos", key, entry.raw)
+    config = AgentConfig(document)
+    config.directory = here.directory  # source files and relative paths: the user's agent folder
+    config.meta_path = here.path  # where its [agentos] section comes from
+    return config
 
 
 def copy_agent_ini(source_run, record) -> None:

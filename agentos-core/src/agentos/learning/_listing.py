@@ -69,7 +69,11 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
     info["files"] = sorted(os.listdir(rec.directory))
     info["last100_mean"] = _last100(rec)
     try:
-        info["lock"] = rec.lock()
+        lock = rec.lock()
+        lock["components"] = [e for e in lock.get("components", []) if isinstance(e, dict)]
+        if not isinstance(lock.get("packages", []), list):
+            lock["packages"] = []
+        info["lock"] = lock
     except (OSError, ValueError):
         info["lock"] = None
     return info

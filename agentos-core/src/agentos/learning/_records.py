@@ -27,6 +27,7 @@ import secrets
 import sys
 
 from ..errors import UsageError
+from ._record_check import MalformedRecord, warn_skipped
 
 RUN_FILE = "run.json"
 LOCK_FILE = "lock.json"
@@ -121,18 +122,23 @@ class RunRecord:
 
     @classmethod
     def open(cls, folder: str) -> RunRecord:
-        """The record in ``folder`` (its ``run.json`` must be readable)."""
-        with open(os.path.join(folder, RUN_FILE), encoding="utf-8") as f:
-            return cls(folder, json.load(f))
+        """The record in ``folder``: its run.json read bounded and checked (``_record_check``)."""
+        from ._record_check import read_record
+
+        return cls(folder, read_record(os.path.join(folder, RUN_FILE)))
 
     def write(self) -> None:
         """Write ``meta`` to ``run.json`` atomically."""
         _atomic_json(self.path(RUN_FILE), self.meta)
 
     def lock(self) -> dict:
-        """The recorded ``lock.json``: component packages and versions when the run started."""
-        with open(self.path(LOCK_FILE), encoding="utf-8") as f:
-            return json.load(f)
+        """lock.json, read bounded (``_record_check.read_json``); ValueError when it is no lock."""
+        from ._record_check import read_json
+
+        lock = read_json(self.path(LOCK_FILE))
+        if not isinstance(lock, dict) or not isinstance(lock.get("components", []), list):
+            raise ValueError("not a lock")
+        return lock
 
     def save_checkpoint(self, policy, *, name: str = "checkpoint", key: str = "checkpoint") -> str | None:
         """Ask the policy (or trainer) to save itself; the file appears atomically, and run.json names it
@@ -153,9 +159,10 @@ class RunRecord:
         return final
 
     def checkpoint_path(self) -> str | None:
-        """The checkpoint file, or None when the run saved none."""
-        name = self.meta.get("checkpoint")
-        return self.path(name) if name else None
+        """The checkpoint file run.json names: a plain name of a file (not a link) in the run folder."""
+        from ._from_run import run_file
+
+        return run_file(self, "checkpoint")
 
     def fail(self, error: str, status: str = "failed") -> None:
         """End the record as ``status`` with ``error`` (best effort: the disk may be what failed)."""
@@ -184,6 +191,8 @@ def list_records(directory: str | None) -> list[RunRecord]:
         if os.path.isfile(os.path.join(folder, RUN_FILE)):
             try:
                 records.append(RunRecord.open(folder))
+            except MalformedRecord as exc:  # one line; the other runs still list and work
+                warn_skipped(os.path.join(folder, RUN_FILE), str(exc))
             except (OSError, ValueError):
                 continue
     records.sort(key=lambda r: (r.meta.get("started") or "", r.id))
@@ -193,7 +202,12 @@ def list_records(directory: str | None) -> list[RunRecord]:
 def find_record(directory: str | None, ref: str) -> RunRecord:
     """A run by id, unique id prefix, ``latest``, or path to its folder."""
     if os.path.isfile(os.path.join(ref, RUN_FILE)):
-        return RunRecord.open(ref)
+        try:
+            return RunRecord.open(ref)
+        except (OSError, ValueError) as exc:
+            from ..registry._safe_text import printable
+
+            raise UsageError(printable(f"cannot use run {os.path.join(ref, RUN_FILE)}: {exc}")) from None
     records = list_records(directory)
     if not records:
         raise UsageError(f"no runs in {directory or 'this agent'} yet (agentos train creates one)")
@@ -355,8 +369,11 @@ def unlocked_components(context, lock: dict) -> list[str]:
     return [f"{kind} {name}" for kind, name in named_components(context) if (kind, normalize(name)) not in listed]
 
 
-def lock_differences(context, lock: dict) -> list[str]:
-    """How the installed components differ from a run's lock (empty when they match)."""
+def lock_differences(context, lock: dict, *, local: bool | None = None) -> list[str]:
+    """How the installed components differ from a run's lock (empty when they match).
+
+    ``local=True``: only the differences of local components (``source =``, locked by their file's
+    hash and their source text), which ``--force`` never accepts; ``local=False``: only the others."""
     problems = []
     for entry in lock.get("components", []):
         if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str) or not entry.get("name"):
@@ -364,6 +381,15 @@ def lock_differences(context, lock: dict) -> list[str]:
             continue
         kind, name = entry["kind"], str(entry["name"])
         now = component_fingerprint(context, kind, name)
+        sources = (entry.get("source"), now.get("source"))
+        other_source = "local" in (now.get("install"), entry.get("install")) and sources[0] != sources[1]
+        a_file = any(str(s or "").partition(":")[0].strip().endswith(".py") for s in sources)
+        is_local = other_source or ("local" in (now.get("install"), entry.get("install")) and a_file)
+        if local is not None and is_local != local:
+            continue
+        if other_source:
+            problems.append(f"{kind} {name}: source {entry.get('source')!r} in the run, {now.get('source')!r} here")
+            continue
         if now.get("install") == "missing":
             problems.append(f"{kind} {name} ({entry.get('package') or 'local'}) is not installed")
             continue
