@@ -44,7 +44,7 @@ def _fmt_metric(entry: dict | None) -> str:
 
 
 def print_table(result) -> None:
-    from ..registry._safe_text import printable, printable_row
+    from .._safe_text import printable, printable_row
     from ._output import number, table
 
     rows = [printable_row(row) for row in result.table()]  # records are data: no escape sequence is printed

@@ -136,8 +136,8 @@ def _rate(run, now: float) -> float:
 
 
 def _train(args) -> int:
+    from .._safe_text import printable
     from ..api import train
-    from ..registry._safe_text import printable
     from ._output import count, metrics_line, number
 
     agent_ini, budget = _parse_budget(args.args)
@@ -187,7 +187,7 @@ def _runs(args) -> int:
     if args.json:
         dump_json(rows)
         return 0
-    from ..registry._safe_text import printable_row
+    from .._safe_text import printable_row
 
     rows = [printable_row(row) for row in rows]
     if not rows:
@@ -216,8 +216,8 @@ def _runs(args) -> int:
 
 
 def _runs_show(args) -> int:
+    from .._safe_text import printable
     from ..api import show_run
-    from ..registry._safe_text import printable
     from ._output import count, dump_json, metrics_line, number
 
     def say(text: str) -> None:  # everything here comes from a record: no escape sequence gets through

@@ -121,7 +121,7 @@ def _search(args) -> int:
 
     terms = list(args.terms)
     kind = terms.pop(0) if terms and (terms[0].lower() in KINDS or terms[0].lower() in KIND_ALIASES) else None
-    from ..registry._safe_text import printable_row
+    from .._safe_text import printable_row
 
     rows = search(kind, " ".join(terms) or None, args.index_url)
     if args.json:
@@ -178,7 +178,7 @@ def _install(args) -> int:
 
         dump_json(result)
         return 0
-    from ..registry._safe_text import printable
+    from .._safe_text import printable
 
     verb = "installed" if result["changed"] else "already installed:"
     mark = " (default)" if result["default"] else ""

@@ -26,7 +26,7 @@ class AgentContext:
         self.host = host or ComponentHost()
         self.instances: dict[tuple[str, str], object] = {}
         if config is not None:
-            from ..learning._records import runs_dir
+            from ._paths import runs_dir
 
             runs = runs_dir(config)
             for (kind, _), comp in config.components.items():

@@ -31,3 +31,11 @@ def agent_ini_path(agent: str | None, usage: str) -> str:
     if not os.path.isfile(path):
         raise UsageError(f"no such agent.ini: {path}")
     return path
+
+
+def runs_dir(config) -> str | None:
+    """Where an agent keeps its runs: ``[agentos] runs`` (``none``/``false`` disables), else ``runs/``."""
+    value = config.meta_value("runs", "runs") if config is not None else "runs"
+    if value is None or value is False or value == "":
+        return None
+    return config.resolve_path(str(value)) if config is not None else os.path.abspath(str(value))

@@ -88,8 +88,6 @@ def apply_settings(preset: Preset, environment: str, overrides: dict) -> dict[st
     """
     merged = preset.settings_for(environment)
     known = [f"{kind}.{key}" for kind, settings in merged.items() for key in settings]
-    from ._values import setting_problem
-
     for raw_key, value in overrides.items():
         if message := setting_problem(raw_key):
             raise UsageError(f"preset {preset.name!r}: {message}")
@@ -153,3 +151,12 @@ def expand_preset(config):
                 config.document.set(f"{kind}.{existing.name if existing else comp}", key, format_value(value))
     config._validate()
     return config
+
+
+def setting_problem(key) -> str | None:
+    """Why ``key`` may not be a setting (``kind.setting``) of an experiment or an override, or None:
+    a setting is a constructor argument, never ``source`` (which names code to import)."""
+    if str(key).strip().rpartition(".")[2].strip().lower() == "source":
+        return (f"setting {key!r} is not allowed: settings may not set 'source' "
+                "(the code a component runs comes from the agent folder, never from settings)")
+    return None

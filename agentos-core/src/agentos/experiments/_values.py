@@ -9,6 +9,8 @@ from __future__ import annotations
 import numbers
 import re
 
+from ..core._presets import setting_problem  # noqa: F401  (the one rule, shared with presets)
+
 #: The most seeds (trials per grid point) an experiment may ask for.
 MAX_SEEDS = 10_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -41,13 +43,4 @@ def problem(key: str, value) -> str | None:
             f"name must be a plain name (letters, digits, '.', '_', '-'), not {value!r}")
     if key in ("scheduler", "folder"):
         return None if isinstance(value, str) and value else f"{key} must be a non-empty string, not {value!r}"
-    return None
-
-
-def setting_problem(key) -> str | None:
-    """Why ``key`` may not be a setting (``kind.setting``) of an experiment or an override, or None:
-    a setting is a constructor argument, never ``source`` (which names code to import)."""
-    if str(key).strip().rpartition(".")[2].strip().lower() == "source":
-        return (f"setting {key!r} is not allowed: settings may not set 'source' "
-                "(the code a component runs comes from the agent folder, never from settings)")
     return None

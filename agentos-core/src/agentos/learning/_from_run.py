@@ -8,31 +8,14 @@ the files it names (checkpoint, trainer state) must be plain names of files insi
 
 from __future__ import annotations
 
-import os
-
+from .._safe_text import printable
 from ..errors import UsageError
-from ..registry._safe_text import printable
+from ._records import run_file
 
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-def run_file(record, key: str) -> str | None:
-    """The file that ``run.json``'s ``key`` names, only if it is a plain name inside the run folder."""
-    name = record.meta.get(key)
-    if not name:
-        return None
-    if not isinstance(name, str) or os.path.basename(name) != name or name in (".", ".."):
-        raise UsageError(
-            printable(f"run {record.id}: {key} {str(name)[:80]!r} is not a file name inside the run folder")
-        )
-    if os.path.islink(record.path(name)):  # a link would load a file from anywhere
-        raise UsageError(
-            printable(f"run {record.id}: {key} {name!r} is a symbolic link; a run folder's files must be files")
-        )
-    return record.path(name)
 
 
 def open_run(path: str, from_run: str, *, force: bool, command: str = "run"):

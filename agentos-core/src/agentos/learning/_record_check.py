@@ -99,7 +99,7 @@ def warn_skipped(path: str, reason: str) -> None:
     """One warning line naming the record that is skipped."""
     import sys
 
-    from ..registry._safe_text import printable
+    from .._safe_text import printable
 
     print(printable(f"agentos: warning: skipping malformed run record {os.path.abspath(path)}: {reason}"),
           file=sys.stderr)

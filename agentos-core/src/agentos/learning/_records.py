@@ -26,6 +26,8 @@ import platform
 import secrets
 import sys
 
+from .._safe_text import printable
+from ..core._paths import runs_dir
 from ..errors import UsageError
 from ._record_check import MalformedRecord, warn_skipped
 
@@ -34,12 +36,20 @@ LOCK_FILE = "lock.json"
 KINDS_USED = ("environment", "policy", "trainer", "agent")
 
 
-def runs_dir(config) -> str | None:
-    """Where an agent keeps its runs: ``[agentos] runs`` (``none``/``false`` disables), else ``runs/``."""
-    value = config.meta_value("runs", "runs") if config is not None else "runs"
-    if value is None or value is False or value == "":
+def run_file(record, key: str) -> str | None:
+    """The file that ``run.json``'s ``key`` names, only if it is a plain name inside the run folder."""
+    name = record.meta.get(key)
+    if not name:
         return None
-    return config.resolve_path(str(value)) if config is not None else os.path.abspath(str(value))
+    if not isinstance(name, str) or os.path.basename(name) != name or name in (".", ".."):
+        raise UsageError(
+            printable(f"run {record.id}: {key} {str(name)[:80]!r} is not a file name inside the run folder")
+        )
+    if os.path.islink(record.path(name)):  # a link would load a file from anywhere
+        raise UsageError(
+            printable(f"run {record.id}: {key} {name!r} is a symbolic link; a run folder's files must be files")
+        )
+    return record.path(name)
 
 
 def new_run_id(mode: str) -> str:
@@ -160,8 +170,6 @@ class RunRecord:
 
     def checkpoint_path(self) -> str | None:
         """The checkpoint file run.json names: a plain name of a file (not a link) in the run folder."""
-        from ._from_run import run_file
-
         return run_file(self, "checkpoint")
 
     def fail(self, error: str, status: str = "failed") -> None:
@@ -205,7 +213,6 @@ def find_record(directory: str | None, ref: str) -> RunRecord:
         try:
             return RunRecord.open(ref)
         except (OSError, ValueError) as exc:
-            from ..registry._safe_text import printable
 
             raise UsageError(printable(f"cannot use run {os.path.join(ref, RUN_FILE)}: {exc}")) from None
     records = list_records(directory)

@@ -176,8 +176,8 @@ class IndexClient:
         file name, 64 lowercase hex digits); a download goes to a temporary file inside the cache,
         is hashed there, and only a matching file is moved into place.
         """
+        from .._safe_text import printable
         from ._artifacts import SHA256_RE, valid_filename
-        from ._safe_text import printable
 
         filename = entry.get("filename")
         expected = (entry.get("hashes") or {}).get("sha256")

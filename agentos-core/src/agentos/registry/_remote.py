@@ -84,7 +84,7 @@ def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
             "Authorization": f"Basic {auth}",
         },
     )
-    from ._safe_text import printable
+    from .._safe_text import printable
 
     try:
         with _OPENER.open(request, timeout=timeout) as response:

@@ -1,4 +1,4 @@
-"""Text that came from a package or an index, made safe for a terminal.
+"""Text that came from someone else (a package, an index, a run or experiment record), made safe for a terminal.
 
 Control characters (C0, DEL, C1 - ESC sequences that retitle the window, move the cursor or fake
 table rows) and bidirectional overrides are replaced by ``?``; everything else is kept.
