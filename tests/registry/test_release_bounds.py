@@ -3,8 +3,10 @@ or install a second distribution's metadata past the ownership check."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import shutil
 import string
 import subprocess
 import sys
@@ -12,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from agentos.registry import PublishError, publish, search
-from registry.hostile import crowded_wheel, raw_wheel, wheel_members
+from agentos.registry import PublishError, check_index, publish, rebuild_index, search
+from registry.hostile import crowded_wheel, project_page, raw_wheel, wheel_members
 from registry.wheelmaker import make_wheel
 
 AGENTOS = str(Path(sys.executable).parent / "agentos")
@@ -124,3 +126,30 @@ def test_a_second_distribution_inside_a_wheel_is_refused(tmp_path, member):  # p
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
     catalogue = json.loads((tmp_path / "index" / "catalogue.json").read_text())
     assert [c["name"] for c in catalogue["components"]] == ["dd"]
+
+
+def test_rebuild_drops_a_release_published_before_the_limits(tmp_path):  # points 1-3, an upgraded index
+    index = tmp_path / "index"
+    publish(
+        [str(make_wheel(tmp_path / "t", "agentos-env-ok", "1.0", {"agentos.environment": {"ok": "m:T"}}))], str(index)
+    )
+    old = make_wheel(
+        tmp_path / "h", "agentos-env-big", "1.0", {"agentos.environment": {"big": "m:T"}}, summary="x" * 600
+    )
+    (index / "files" / "agentos-env-big").mkdir(parents=True)
+    shutil.copy(old, index / "files" / "agentos-env-big" / old.name)  # as an older publish stored it
+    project_page(
+        index,
+        "agentos-env-big",
+        [
+            {
+                "filename": old.name,
+                "url": f"../../files/agentos-env-big/{old.name}",
+                "hashes": {"sha256": hashlib.sha256(old.read_bytes()).hexdigest()},
+            }
+        ],
+    )
+    result = rebuild_index(str(index))
+    assert any("Summary must be one line of at most 512 characters" in line for line in result["skipped"]), result
+    assert not (index / "simple" / "agentos-env-big").exists() and check_index(str(index)) == []
+    assert [r["project"] for r in search("environment", None, str(index))] == ["agentos-env-ok"]
