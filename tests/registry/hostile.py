@@ -38,3 +38,22 @@ def project_page(root: Path, project: str, files: list[dict]) -> Path:
     body = {"meta": {"api-version": "1.1"}, "name": project, "files": files}
     (page / "index.json").write_text(json.dumps(body))
     return page
+
+
+def crowded_wheel(path: Path, name: str, count: int, path_length: int = 20, claimed: int | None = None) -> Path:
+    """A valid wheel of ``name`` 1.0 plus ``count`` empty members (names ``path_length`` long); with
+    ``claimed``, its End Of Central Directory record understates the count (zipfile reads on)."""
+    members = wheel_members(name, "1.0")
+    dist = name.replace("-", "_")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for member, data in members.items():
+            zf.writestr(zipfile.ZipInfo(member, (2020, 2, 2, 0, 0, 0)), data)
+        for i in range(count):
+            zf.writestr(zipfile.ZipInfo(f"{dist}/e{i:0{path_length - len(dist) - 2}d}", (2020, 2, 2, 0, 0, 0)), b"")
+    if claimed is not None:  # entries on this disk and in all: offsets 8 and 10 of the 22-byte record
+        data = bytearray(path.read_bytes())
+        end = data.rfind(b"PK\x05\x06")
+        data[end + 8 : end + 12] = claimed.to_bytes(2, "little") * 2
+        path.write_bytes(bytes(data))
+    return path

@@ -16,6 +16,14 @@ def printable(text) -> str:
     return _UNSAFE.sub("?", str(text))
 
 
+_UNSAFE_BLOCK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def printable_block(text) -> str:
+    """Like :func:`printable`, but keeps newlines and tabs (a long description, several lines)."""
+    return _UNSAFE_BLOCK.sub("?", str(text).replace("\r\n", "\n"))
+
+
 def printable_row(row: dict) -> dict:
     """A row for display: every string value made printable (lists of strings too)."""
     out = {}

@@ -47,6 +47,7 @@ class Artifact:
     requires: list[str] = field(default_factory=list)
     entry_points: dict[str, dict[str, str]] = field(default_factory=dict)  # group -> name -> value
     packagetype: str = "bdist_wheel"
+    description_size: int = 0  # bytes of the long description (bounded; never in the catalogue)
 
     @property
     def core(self) -> dict:
@@ -102,8 +103,23 @@ def _check_grammar(filename: str) -> None:
         raise PublishError(f"{filename!r}: not a valid wheel or sdist file name (PEP 427 / sdist grammar)")
 
 
+def _open_zip(path: str, filename: str):
+    """A :class:`zipfile.ZipFile`, once its End Of Central Directory record says it is small enough."""
+    import zipfile
+
+    from ._limits import check_zip_directory
+
+    with open(path, "rb") as f:
+        check_zip_directory(f, filename)
+    return zipfile.ZipFile(path)
+
+
 def _zip_check(zf, filename: str) -> None:
     """Refuse absolute or ``..`` member paths and members whose compression ratio is a zip bomb's."""
+    from ._limits import MAX_MEMBERS
+
+    if len(zf.infolist()) > MAX_MEMBERS:  # a record that understates its count
+        raise PublishError(f"{filename}: more than {MAX_MEMBERS} members; refused")
     for info in zf.infolist():
         name = info.filename
         parts = name.replace("\\", "/").split("/")
@@ -129,11 +145,18 @@ def read_artifact(path: str) -> Artifact:
     filename = os.path.basename(path)
     if not os.path.isfile(path):
         raise PublishError(f"{path}: no such file")
+    from ._limits import check_release_size
+
     try:
         if filename.endswith(WHEEL_SUFFIX):
-            return _read_wheel(path, filename)
-        if filename.endswith(SDIST_SUFFIXES):
-            return _read_sdist(path, filename)
+            art = _read_wheel(path, filename)
+        elif filename.endswith(SDIST_SUFFIXES):
+            art = _read_sdist(path, filename)
+        else:
+            art = None
+        if art is not None:
+            check_release_size(art, filename)
+            return art
     except PublishError:
         raise
     except Exception as exc:  # zipfile/tarfile/email raise many types on broken input
@@ -153,13 +176,14 @@ def _read_wheel(path: str, filename: str) -> Artifact:
     _check_grammar(filename)
     if not zipfile.is_zipfile(path):
         raise PublishError(f"{filename}: malformed wheel (not a zip archive)")
-    with zipfile.ZipFile(path) as zf:
+    with _open_zip(path, filename) as zf:
         _zip_check(zf, filename)
         names = zf.namelist()
         dist_infos = {n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")}
         if len(dist_infos) != 1:
             raise PublishError(f"{filename}: malformed wheel (expected one .dist-info folder, found {len(dist_infos)})")
         (dist_info,) = dist_infos
+        _check_one_distribution(names, dist_info, filename)
         if f"{dist_info}/METADATA" not in names:
             raise PublishError(f"{filename}: malformed wheel (no {dist_info}/METADATA)")
         if f"{dist_info}/WHEEL" not in names:
@@ -173,6 +197,20 @@ def _read_wheel(path: str, filename: str) -> Artifact:
     art = _from_metadata(path, filename, metadata, str(name), str(version))
     art.entry_points = parse_entry_points(ep_text, filename)
     return art
+
+
+def _check_one_distribution(names: list[str], dist_info: str, filename: str) -> None:
+    """Refuse a member that would install a second distribution's metadata (a ``.dist-info`` or
+    ``.egg-info`` anywhere but the wheel's own folder, e.g. under ``<name>.data/purelib/``):
+    importlib.metadata would list its entry points, past the component-name ownership check."""
+    for name in names:
+        parts = name.replace("\\", "/").split("/")
+        for depth, part in enumerate(parts):
+            if part.lower().endswith((".dist-info", ".egg-info")) and not (depth == 0 and part == dist_info):
+                raise PublishError(
+                    f"{filename}: member {name[:200]!r} would install a second distribution's metadata "
+                    f"(only {dist_info}/ may hold it); refused"
+                )
 
 
 def _read_sdist(path: str, filename: str) -> Artifact:
@@ -209,9 +247,7 @@ def _wanted_sdist_member(name: str) -> bool:
 def _sdist_scan(path: str, filename: str) -> tuple[list[str], dict[str, bytes]]:
     """Member names, and the wanted members' bytes, in one bounded pass over the archive."""
     if path.endswith(".zip"):
-        import zipfile
-
-        with zipfile.ZipFile(path) as zf:
+        with _open_zip(path, filename) as zf:
             _zip_check(zf, filename)
             names = zf.namelist()
             wanted = [n for n in names if _wanted_sdist_member(n) and not n.endswith("/")]
@@ -249,9 +285,7 @@ class _Capped:
         data = self._stream.read(self._left + 1 if size < 0 else min(size, self._left + 1))
         self._left -= len(data)
         if self._left < 0:
-            raise PublishError(
-                f"{self._filename}: inflates beyond {self._limit >> 20} MiB (a gzip bomb); refused"
-            )
+            raise PublishError(f"{self._filename}: inflates beyond {self._limit >> 20} MiB (a gzip bomb); refused")
         return data
 
 
@@ -295,6 +329,7 @@ def _from_metadata(path: str, filename: str, metadata: bytes, fname: str, fversi
         size=os.path.getsize(path),
         metadata=metadata,
         summary=str(raw.get("summary") or "").strip(),
+        description_size=len(str(raw.get("description") or "").encode("utf-8", "surrogatepass")),
         requires_python=requires_python,
         requires=requires,
     )

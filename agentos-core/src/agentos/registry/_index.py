@@ -402,6 +402,8 @@ class LocalIndex:
                 if files:
                     pages.append((project, files, arts))
                     count += len(files)
+                else:  # every file skipped (e.g. a release past today's limits): no page offers it to pip
+                    unserved.append(project)
             if changed and not accept_changes:
                 raise PublishError(
                     f"{changed[0]} no longer matches the sha256 recorded in the index"

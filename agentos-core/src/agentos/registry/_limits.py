@@ -7,6 +7,12 @@
   and refuses oversized special headers (and sparse members) before :mod:`tarfile` is used.
 * Requirements: every ``Requires-Dist`` and ``Requires-Python`` must parse, and every marker must
   evaluate, so that nothing downstream (install files, ``agentos install``) fails half-way.
+* Zip archives: :mod:`zipfile` reads the whole central directory and builds one object per member
+  before anything can be checked; :func:`check_zip_directory` reads the End Of Central Directory
+  record (and its zip64 form) first and refuses too many members or too large a directory.
+* The shared files: what a release adds to ``catalogue.json`` and ``index.html`` (summary,
+  requirements, entry points) and its long description (its own page only) are bounded per field
+  by :func:`check_release_size`, so that no uploader can make the catalogue too large for clients.
 """
 
 from __future__ import annotations
@@ -18,7 +24,16 @@ MAX_HEADER_NAMES = 100  # distinct header names (core metadata defines about 30)
 MAX_HEADER_LINES = 10_000  # header fields plus their continuation lines
 MAX_LINES = 200_000  # the whole file, body included
 MAX_TAR_HEADER = 64 << 10  # a GNU long name / long link or a pax header: at most this many bytes
-MAX_TAR_MEMBERS = 100_000
+MAX_MEMBERS = 20_000  # members of a wheel or an sdist (zip or tar); the largest real wheels have a few thousand
+MAX_TAR_MEMBERS = MAX_MEMBERS
+MAX_CENTRAL_DIRECTORY = 4 << 20  # bytes of a zip's central directory: 20,000 members with 150-byte paths
+MAX_SUMMARY = 512  # characters, one line (PyPI's limit)
+MAX_REQUIRES = 64  # Requires-Dist entries
+MAX_REQUIREMENT = 256  # ASCII characters of one Requires-Dist (or Requires-Python)
+MAX_ENTRY_POINTS = 64  # entry points in all groups
+MAX_COMPONENTS = 4  # agentos.<kind> entry points: one row each in catalogue.json's component list
+MAX_ENTRY_POINT_TEXT = 200  # ASCII characters of an entry point's group, name or value
+MAX_DESCRIPTION = 1 << 20  # bytes (UTF-8) of the long description, shown on the component's page only
 _BLOCK = 512
 _SPECIAL = {b"L": "GNU long name", b"K": "GNU long link", b"x": "pax header", b"g": "pax global header"}
 _SPARSE = b"S"
@@ -63,6 +78,59 @@ def check_requirements(requires: list[str], requires_python: str, filename: str)
         except Exception as exc:  # InvalidRequirement, UndefinedComparison, InvalidVersion...
             kind = "requirement" if isinstance(exc, InvalidRequirement) else "marker"
             raise PublishError(f"{filename}: invalid {kind} in Requires-Dist {line[:100]!r}; refused") from None
+
+
+def check_zip_directory(zf_file, filename: str) -> None:
+    """Refuse a zip whose End Of Central Directory record (or zip64 record) announces more than
+    :data:`MAX_MEMBERS` members or a central directory over :data:`MAX_CENTRAL_DIRECTORY` bytes.
+
+    ``zf_file`` is the open archive (binary, seekable). The records are read with the very function
+    :class:`zipfile.ZipFile` uses (so both read the same record, zip64 included), before it reads
+    the directory into memory. zipfile walks the directory by its size, not by the count, so the
+    size is the bound that holds whatever the count claims.
+    """
+    import zipfile
+
+    from ._artifacts import PublishError
+
+    record = zipfile._EndRecData(zf_file)  # the record ZipFile itself trusts (private, stable since 2.6)
+    if record is None:
+        raise PublishError(f"{filename}: malformed archive (no zip End Of Central Directory record)")
+    members, size = record[zipfile._ECD_ENTRIES_TOTAL], record[zipfile._ECD_SIZE]
+    if members > MAX_MEMBERS or size > MAX_CENTRAL_DIRECTORY:
+        raise PublishError(
+            f"{filename}: {members} members, a central directory of {size} bytes "
+            f"(at most {MAX_MEMBERS} members, {MAX_CENTRAL_DIRECTORY >> 20} MiB); refused"
+        )
+
+
+def check_release_size(art, filename: str) -> None:
+    """Bound what one release adds to the shared files; one line naming the field and its limit."""
+    from ._artifacts import PublishError
+
+    def refuse(what: str) -> None:
+        raise PublishError(f"{filename}: {what}; refused")
+
+    if len(art.summary) > MAX_SUMMARY or any(c in art.summary for c in "\r\n"):
+        refuse(f"Summary must be one line of at most {MAX_SUMMARY} characters (it has {len(art.summary)})")
+    if len(art.requires) > MAX_REQUIRES:
+        refuse(f"{len(art.requires)} Requires-Dist entries (at most {MAX_REQUIRES})")
+    for field, line in [*(("Requires-Dist", r) for r in art.requires), ("Requires-Python", art.requires_python)]:
+        if len(line) > MAX_REQUIREMENT or not line.isascii():
+            refuse(f"a {field} of {len(line)} characters (at most {MAX_REQUIREMENT}, ASCII)")
+    count = sum(len(eps) for eps in art.entry_points.values())
+    if count > MAX_ENTRY_POINTS:
+        refuse(f"{count} entry points (at most {MAX_ENTRY_POINTS})")
+    if len(art.components) > MAX_COMPONENTS:
+        refuse(f"{len(art.components)} component entry points (at most {MAX_COMPONENTS})")
+    for group, eps in art.entry_points.items():
+        for text in (group, *eps, *eps.values()):
+            if len(text) > MAX_ENTRY_POINT_TEXT or not text.isascii():
+                limit = f"at most {MAX_ENTRY_POINT_TEXT}, ASCII"
+                refuse(f"an entry point group, name or value of {len(text)} characters ({limit})")
+    if art.description_size > MAX_DESCRIPTION:
+        size, limit = art.description_size, MAX_DESCRIPTION >> 20
+        refuse(f"a long description (Description) of {size} bytes (at most {limit} MiB)")
 
 
 def _octal_size(field: bytes, filename: str) -> int:

@@ -10,7 +10,9 @@ rendered as HTML), every version with its yank state and upload time (from the p
 page), the requirements, the entry point, the exact ``agentos install`` line, and the settings
 its constructor takes. Settings come from metadata the package ships, never from importing it:
 the first Markdown table in the long description (the README) whose first header cell is
-``Argument``, ``Setting`` or ``Parameter``. Every value from a package is escaped.
+``Argument``, ``Setting`` or ``Parameter``. Every value from a package is escaped, with its control
+characters replaced by ``?`` (as in terminal output); the long description is shown only there,
+at most :data:`~._limits.MAX_DESCRIPTION` bytes of it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,21 @@ import email.parser
 import email.policy
 import json
 import os
-from html import escape
+from html import escape as _html_escape
 from importlib import resources
 from urllib.parse import quote
+
+from ._limits import MAX_DESCRIPTION
+from ._safe_text import printable, printable_block
 
 ASSETS = ("catalogue.js", "style.css")
 _SETTINGS_HEADERS = {"argument", "setting", "parameter", "option"}
 _METADATA_LIMIT = 4 << 20
+
+
+def escape(text) -> str:
+    """HTML-escaped, one line, with control characters replaced (a raw NUL or ESC never reaches a page)."""
+    return _html_escape(printable(text))
 
 
 def _write(path: str, text: str) -> None:
@@ -139,7 +149,8 @@ def _long_description(root: str, project: str, files: list[dict], version: str) 
                 return ""
             msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(data)
             body = msg.get_payload(decode=False)
-            return str(body or msg.get("Description", "") or "")
+            text = str(body or msg.get("Description", "") or "")
+            return text.encode("utf-8", "surrogatepass")[:MAX_DESCRIPTION].decode("utf-8", "ignore")
     return ""
 
 
@@ -183,7 +194,7 @@ def _details(root: str, row: dict, files: list[dict], depth: int) -> list[str]:
             body.append("<p>The package's description has no settings table.</p>")
     body += ["<h2>Versions</h2>", *_versions_table(files)]
     if description.strip():
-        body += ["<h2>Description</h2>", f'<pre class="description">{escape(description)}</pre>']
+        body += ["<h2>Description</h2>", f'<pre class="description">{_html_escape(printable_block(description))}</pre>']
     return body
 
 

@@ -108,7 +108,7 @@ class Files:
         if path is None:
             return PlainTextResponse("not found\n", status_code=404)
         headers = {}
-        media = None
+        media = page = None
         if os.path.isdir(path):
             if not request.url.path.endswith("/"):  # an absolute path: never "//host/" (protocol-relative)
                 parts = [p for p in rel.split("/") if p]
@@ -129,8 +129,8 @@ class Files:
             st = os.stat(path)
         except OSError:
             return PlainTextResponse("not found\n", status_code=404)
-        if not os.path.isfile(path):
-            return PlainTextResponse("not found\n", status_code=404)
+        if not os.path.isfile(path) or (page is None and rel != "/".join(p for p in rel.split("/") if p)):
+            return PlainTextResponse("not found\n", status_code=404)  # a file has one path: no "/" after it
         if media is None:
             media = next((t for ext, t in _TYPES.items() if path.endswith(ext)), "application/octet-stream")
         etag = f'"{st.st_mtime_ns:x}-{st.st_size:x}"'

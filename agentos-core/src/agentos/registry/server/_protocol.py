@@ -62,7 +62,8 @@ def _limits() -> tuple[float, int, int]:
 def reason_phrase(text: str) -> bytes:
     """``text`` as a safe reason phrase: printable ASCII on one line, at most 200 characters."""
     line = (text.splitlines() or [""])[0]
-    return "".join(c if " " <= c <= "~" else "?" for c in line)[:200].encode("ascii")
+    # cut, then stripped: h11 refuses a header value (the reason travels as one) that ends in a space
+    return "".join(c if " " <= c <= "~" else "?" for c in line)[:200].strip().encode("ascii")
 
 
 class _ReasonConnection:
