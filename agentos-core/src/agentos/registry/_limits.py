@@ -91,8 +91,6 @@ def check_zip_directory(zf_file, filename: str) -> None:
     """
     import zipfile
 
-    from ._artifacts import PublishError
-
     record = zipfile._EndRecData(zf_file)  # the record ZipFile itself trusts (private, stable since 2.6)
     if record is None:
         raise PublishError(f"{filename}: malformed archive (no zip End Of Central Directory record)")
@@ -106,7 +104,6 @@ def check_zip_directory(zf_file, filename: str) -> None:
 
 def check_release_size(art, filename: str) -> None:
     """Bound what one release adds to the shared files; one line naming the field and its limit."""
-    from ._artifacts import PublishError
 
     def refuse(what: str) -> None:
         raise PublishError(f"{filename}: {what}; refused")
