@@ -25,8 +25,8 @@ from html import escape as _html_escape
 from importlib import resources
 from urllib.parse import quote
 
+from .._safe_text import printable, printable_block
 from ._limits import MAX_DESCRIPTION
-from ._safe_text import printable, printable_block
 
 ASSETS = ("catalogue.js", "style.css")
 _SETTINGS_HEADERS = {"argument", "setting", "parameter", "option"}
