@@ -44,7 +44,11 @@ def test_nox_tests_session_provisions_before_pytest_and_ruff_is_pinned():
     )
     assert re.fullmatch(r"ruff==\d+\.\d+\.\d+", ruff)
     lint = ast.unparse(next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "lint"))
-    assert "install(RUFF)" in lint and "'ruff'" not in lint.split("install(", 1)[1].split(")")[0]
+    installed = lint.split("session.install(", 1)[1].split(")")[0]  # the pinned constants, never a bare name
+    assert "RUFF" in installed and "'ruff'" not in installed and "'import-linter'" not in installed
+    pin = next(n.value.value for n in tree.body if isinstance(n, ast.Assign)
+               and getattr(n.targets[0], "id", "") == "IMPORT_LINTER" and isinstance(n.value, ast.Constant))
+    assert re.fullmatch(r"import-linter==\d+\.\d+(\.\d+)?", pin) and "IMPORT_LINTER" in installed
 
 
 def _system_packages(*args: str, user: int | None = None) -> subprocess.CompletedProcess:
