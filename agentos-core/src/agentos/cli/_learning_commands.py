@@ -230,7 +230,7 @@ def _runs_show(args) -> int:
     summary = info.get("summary") or {}
     say(f"run {info['id']} ({info['mode']}, {info['status']})")
     say(f"  folder:     {info['directory']}")
-    say(f"  started:    {info.get('started')}  finished: {info.get('finished') or '-'}")
+    say(f"  started:    {str(info.get('started'))[:19]}  finished: {info.get('finished') or '-'}")
     say(f"  agent.ini:  {info.get('agent_ini')}")
     if info.get("parent"):
         chain = [

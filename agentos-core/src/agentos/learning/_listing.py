@@ -22,7 +22,7 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
                 "id": rec.id,
                 "mode": rec.meta.get("mode"),
                 "status": rec.meta.get("status"),
-                "started": rec.meta.get("started"),
+                "started": (rec.meta.get("started") or "")[:19] or None,  # to the second (stored finer)
                 "episodes": summary.get("episodes"),
                 "steps": summary.get("steps"),
                 "mean_return": summary.get("mean_return"),

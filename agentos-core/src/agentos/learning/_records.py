@@ -111,7 +111,7 @@ class RunRecord:
                 "id": run_id,
                 "mode": mode,
                 "status": "running",
-                "started": _dt.datetime.now().isoformat(timespec="seconds"),
+                "started": _dt.datetime.now().isoformat(timespec="microseconds"),  # orders runs of one second
                 "finished": None,
                 "agent_dir": context.config.directory if context.config is not None else os.getcwd(),
                 "agent_ini": os.path.abspath(config_path),
