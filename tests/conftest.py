@@ -8,12 +8,19 @@ venv that every test venv sees through a ``.pth`` file, so a test venv costs sec
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
+
+# Tests that stop a child with SIGINT (Ctrl-C) need it to reach the child: a shell starts a background
+# job with SIGINT ignored, and children inherit that. The suite's process (and so every child) gets
+# Python's own handler back, whichever way it was started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE_DIR = ROOT / "agentos-core"
