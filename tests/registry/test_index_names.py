@@ -113,6 +113,21 @@ def test_a_bad_marker_is_refused_before_anything_is_written(tmp_path, marker):  
     assert check_index(str(index)) == []
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/numpy-9.0-py3-none-any.whl", "file:///tmp/agentos_core.whl"])
+def test_a_direct_reference_requirement_is_refused_beside_its_named_twin(tmp_path, url):  # point 1
+    """``numpy @ http://...`` would make every installer fetch that URL, unpinned and over plain HTTP."""
+    wheels, index = tmp_path / "w", tmp_path / "index"
+    publish([str(env_wheel(wheels, "seed", "1.0"))], str(index))
+    before = _snapshot(index)
+    bad = env_wheel(wheels, "urldep", "1.0", [f"numpy @ {url}"])
+    with pytest.raises(PublishError, match="direct reference") as info:
+        publish([str(bad)], str(index))
+    assert "\n" not in str(info.value) and _snapshot(index) == before
+    twin = env_wheel(tmp_path / "w2", "urldep", "1.0", ["numpy>=1.24"])
+    assert publish([str(twin)], str(index))[0]["status"] == "published"
+    assert "numpy @" not in (index / "install" / "agentos-env-urldep.txt").read_text()  # PyPI's, by name
+
+
 def test_rebuild_is_not_broken_by_one_bad_file(tmp_path):  # point 5
     wheels, index = tmp_path / "w", tmp_path / "index"
     publish(

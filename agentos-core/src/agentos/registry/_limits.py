@@ -78,6 +78,11 @@ def check_requirements(requires: list[str], requires_python: str, filename: str)
         except Exception as exc:  # InvalidRequirement, UndefinedComparison, InvalidVersion...
             kind = "requirement" if isinstance(exc, InvalidRequirement) else "marker"
             raise PublishError(f"{filename}: invalid {kind} in Requires-Dist {line[:100]!r}; refused") from None
+        if req.url:  # a direct reference would make every installer fetch that URL, unpinned (PyPI refuses it too)
+            raise PublishError(
+                f"{filename}: Requires-Dist {req.name} @ <url> is a direct reference; dependencies are names "
+                "with versions (ours pinned by the index, third-party ones from PyPI); refused"
+            )
 
 
 def check_zip_directory(zf_file, filename: str) -> None:
