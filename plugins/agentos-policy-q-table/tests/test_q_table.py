@@ -112,3 +112,25 @@ def test_load_refuses_non_finite_values_and_loads_the_finite_twin(tmp_path, bad)
     assert fresh.table == {}  # nothing of the hostile table was taken
     fresh.load(good)
     assert fresh.table == {1: [1.0, 2.0, 3.0]} and fresh.decide(1) == 2
+
+
+def test_extreme_finite_values_that_diverge_in_training_stop_with_one_line_beside_a_calm_twin():
+    """Finite but extreme values (accepted by load) overflow to NaN when trained; the next greedy choice
+    says so in one line (it was ``ValueError: empty range for randrange()``)."""
+    from agentos import AgentOSError
+    from agentos_env_corridor import CorridorEnv
+    from agentos_trainer_sarsa import SarsaTrainer
+
+    def trained(value):
+        env = CorridorEnv()
+        policy = QTablePolicy(env.observation_space, env.action_space, seed=0)
+        for key in range(env.observation_space.n):
+            policy.row(key)[:] = [value, -value]
+        SarsaTrainer(alpha=1.0, gamma=1.0, seed=0).train(policy, env, episodes=5)
+        return policy
+
+    with pytest.raises(AgentOSError, match="diverged") as info:
+        trained(1.7e308)
+    assert "\n" not in str(info.value)
+    calm = trained(1.0)  # the twin: ordinary values train and play
+    assert calm.decide(0) in (0, 1)

@@ -23,7 +23,7 @@ import json
 import random
 
 import numpy as np
-from agentos import Policy
+from agentos import AgentOSError, Policy
 
 __all__ = ["QTablePolicy", "board_2048_key", "legal_moves_2048"]
 
@@ -132,6 +132,11 @@ class QTablePolicy(Policy):
     def _best(self, row, allowed) -> int:
         best = max(row[a] for a in allowed)
         ties = [a for a in allowed if row[a] == best]
+        if not ties:  # NaN compares unequal to itself: only a table that diverged has no best action
+            raise AgentOSError(
+                "q_table: the action values of an observation are not numbers (NaN): the table diverged "
+                "while training (lower alpha, or start again with --fresh)"
+            )
         return ties[0] if len(ties) == 1 else ties[self.rng.randrange(len(ties))]
 
     def act(self, observation, epsilon: float = 0.0):
