@@ -134,3 +134,19 @@ def test_extreme_finite_values_that_diverge_in_training_stop_with_one_line_besid
     assert "\n" not in str(info.value)
     calm = trained(1.0)  # the twin: ordinary values train and play
     assert calm.decide(0) in (0, 1)
+
+
+def test_playing_adds_no_rows_so_a_peers_observations_cannot_grow_or_break_the_table(tmp_path):
+    """decide() on unseen observations (a peer can send any, 2**64 included) stores nothing; training does."""
+    from agentos_env_corridor import CorridorEnv
+    from agentos_trainer_sarsa import SarsaTrainer
+
+    env = CorridorEnv()
+    policy = QTablePolicy(env.observation_space, env.action_space, seed=0)
+    for observation in (2**64, 10**6, 3):
+        assert policy.decide(observation) in (0, 1)
+    assert policy.table == {}
+    policy.save(str(tmp_path / "empty.safetensors"))  # nothing huge to overflow the saved keys
+    SarsaTrainer(seed=0).train(policy, env, episodes=2)  # the twin: training fills the table
+    assert policy.table and all(0 <= key < env.observation_space.n for key in policy.table)
+    policy.save(str(tmp_path / "trained.safetensors"))

@@ -139,10 +139,12 @@ class QTablePolicy(Policy):
             )
         return ties[0] if len(ties) == 1 else ties[self.rng.randrange(len(ties))]
 
-    def act(self, observation, epsilon: float = 0.0):
-        """(action index, key, row): epsilon-greedy, honouring ``avoid_repeats``. Used by trainers."""
+    def act(self, observation, epsilon: float = 0.0, *, learn: bool = True):
+        """(action index, key, row): epsilon-greedy, honouring ``avoid_repeats``. Used by trainers, whose
+        updates go into ``row`` (an unseen key gets a row); with ``learn=False`` (playing) an unseen key
+        adds nothing to the table, so observations alone never grow it."""
         key = self.key(observation)
-        row = self.row(key)
+        row = self.row(key) if learn else self.table.get(key, [self.initial_value] * self.n_actions)
         allowed = range(self.n_actions)
         if self.avoid_repeats:
             ident = self._identity(observation)
@@ -161,7 +163,7 @@ class QTablePolicy(Policy):
         return action, key, row
 
     def decide(self, observation):
-        return self.action_start + self.act(observation)[0]
+        return self.action_start + self.act(observation, learn=False)[0]
 
     def reset(self) -> None:
         self._last_id = None
