@@ -75,7 +75,8 @@ def test_last100_and_numbers_agree_across_outputs(learning_venv, corridor_agent)
 
     # 37 episodes: the mean of all of them, in `runs` as at the end of training
     short = learning_venv.agentos("train", "37", "--seed", "1", cwd=corridor_agent)
-    newest = sorted((corridor_agent / "runs").iterdir())[-1]
+    newest = next(p for p in (corridor_agent / "runs").iterdir() if p.name != run.name)  # (ids of one second
+    # sort by their random suffix: pick the other run, not the last name)
     value = f"{sum(_returns(newest)) / 37:,.2f}"
     assert f"last 100 {value}," in short.stdout
     rows = json.loads(learning_venv.agentos("runs", "--json", cwd=corridor_agent).stdout)
