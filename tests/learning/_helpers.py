@@ -51,6 +51,28 @@ package = agentos-trainer-sarsa
 """
 
 
+NTUPLE_TD_AGENT = """\
+[environment]
+default = 2048
+[policy]
+default = ntuple
+[trainer]
+default = td
+[environment.2048]
+package = agentos-env-2048
+[policy.ntuple]
+package = agentos-policy-ntuple
+tuples = "0 1 2 3; 4 5 6 7"
+[trainer.td]
+package = agentos-trainer-td
+"""
+
+
+def ntuple_td_ini(**trainer_settings) -> str:
+    """agent.ini of a small 2048 agent (two 4-tuples) that td trains; ``trainer_settings`` go under [trainer.td]."""
+    return NTUPLE_TD_AGENT + "".join(f"{key} = {value}\n" for key, value in trainer_settings.items())
+
+
 def make_agent(tmp_path: Path, text: str, name: str = "agent") -> Path:
     folder = tmp_path / name
     folder.mkdir()

@@ -6,25 +6,7 @@ from __future__ import annotations
 import csv
 import json
 
-from learning._helpers import make_agent
-
-TD_COHERENT = """\
-[environment]
-default = 2048
-[policy]
-default = ntuple
-[trainer]
-default = td
-[environment.2048]
-package = agentos-env-2048
-[policy.ntuple]
-package = agentos-policy-ntuple
-tuples = "0 1 2 3; 4 5 6 7"
-[trainer.td]
-package = agentos-trainer-td
-coherent = true
-alpha = 0.5
-"""
+from learning._helpers import make_agent, ntuple_td_ini
 
 
 def _records(agent) -> list[dict]:
@@ -86,7 +68,7 @@ def test_train_from_run_refuses_what_a_run_folder_names_outside_it(learning_venv
 
 
 def test_td_trainer_state_is_saved_and_continued(learning_venv, tmp_path):
-    agent = make_agent(tmp_path, TD_COHERENT, name="td_agent")
+    agent = make_agent(tmp_path, ntuple_td_ini(coherent="true", alpha=0.5), name="td_agent")
     first = learning_venv.agentos("train", "30", "--seed", "1", "--quiet", cwd=agent)
     assert first.returncode == 0, first.stderr
     parent = _records(agent)[-1]

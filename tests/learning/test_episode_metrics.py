@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from learning._helpers import GAME_2048_SARSA, make_agent, only_run
+from learning._helpers import GAME_2048_SARSA, make_agent, ntuple_td_ini, only_run
 
 
 def agentos(*args, cwd) -> subprocess.CompletedProcess:
@@ -153,30 +153,8 @@ def test_the_plugin_authors_guide_documents_the_convention():
     assert '"episode_metrics"' in readme and "max_tile >= 2048" in readme
 
 
-NTUPLE_TD = """\
-[environment]
-default = 2048
-
-[policy]
-default = ntuple
-
-[trainer]
-default = td
-
-[environment.2048]
-package = agentos-env-2048
-
-[policy.ntuple]
-package = agentos-policy-ntuple
-tuples = 0 1 2 3; 4 5 6 7
-
-[trainer.td]
-package = agentos-trainer-td
-"""
-
-
 def test_td_training_records_the_best_tile_of_every_game(tmp_path):
-    agent = make_agent(tmp_path, NTUPLE_TD)
+    agent = make_agent(tmp_path, ntuple_td_ini())
     trained = agentos("train", "25", "--seed", "0", cwd=agent)
     assert trained.returncode == 0, trained.stderr
     summary = json.loads((only_run(agent) / "run.json").read_text())["summary"]

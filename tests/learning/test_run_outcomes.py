@@ -11,7 +11,7 @@ import textwrap
 import time
 
 import pytest
-from learning._helpers import make_agent, only_run, training
+from learning._helpers import make_agent, ntuple_td_ini, only_run, training
 from learning.test_torch_components import DQN_2048
 
 NUMBER = r"-?\d{1,3}(?:,\d{3})*\.\d{2}"
@@ -339,26 +339,8 @@ def test_a_policy_that_makes_no_progress_ends_its_episodes(learning_venv, tmp_pa
     assert summary["episodes_cut"] == 0 and summary["max_episode_steps"] == 5000 and "were cut" not in played.stdout
 
 
-NTUPLE_TD = """\
-[environment]
-default = 2048
-[policy]
-default = ntuple
-[trainer]
-default = td
-[environment.2048]
-package = agentos-env-2048
-[policy.ntuple]
-package = agentos-policy-ntuple
-tuples = "0 1 2 3; 4 5 6 7"
-[trainer.td]
-package = agentos-trainer-td
-alpha = {alpha}
-"""
-
-
 def test_diverging_td_weights_stop_training_with_one_line(learning_venv, tmp_path):
-    agent = make_agent(tmp_path, NTUPLE_TD.format(alpha=10.0), name="diverging")
+    agent = make_agent(tmp_path, ntuple_td_ini(alpha=10.0), name="diverging")
     result = learning_venv.agentos("train", "50", "--seed", "1", "--quiet", cwd=agent)
     assert result.returncode == 1
     assert "td: the weights diverged (a TD error became NaN or Inf" in _one_line_error(result)
@@ -373,7 +355,7 @@ def test_diverging_td_weights_stop_training_with_one_line(learning_venv, tmp_pat
     assert refused.returncode == 2
     assert "weights are not all finite numbers" in _one_line_error(refused)
     # the valid twin: a sensible alpha trains and plays
-    twin = make_agent(tmp_path, NTUPLE_TD.format(alpha=0.1), name="converging")
+    twin = make_agent(tmp_path, ntuple_td_ini(alpha=0.1), name="converging")
     trained = learning_venv.agentos("train", "50", "--seed", "1", "--quiet", cwd=twin)
     assert trained.returncode == 0, trained.stderr
     played = learning_venv.agentos("run", "-n", "1", "--seed", "0", cwd=twin)
