@@ -13,11 +13,24 @@ def write_atomic(path: str, data: bytes | str) -> None:
     data = data.encode() if isinstance(data, str) else data
     if holds(path, data):
         return
+    _replace(path, lambda f: f.write(data))
+
+
+def copy_atomic(src: str, dest: str) -> None:
+    """``src`` copied to ``dest`` the way :func:`write_atomic` writes (readers never see half a file)."""
+    import shutil
+
+    with open(src, "rb") as source:
+        _replace(dest, lambda f: shutil.copyfileobj(source, f, 1 << 20))
+
+
+def _replace(path: str, fill) -> None:
+    """Fill a temporary file beside ``path`` (``fill(file)``), then rename it over ``path``."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            fill(f)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

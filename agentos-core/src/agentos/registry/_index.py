@@ -28,25 +28,11 @@ from ..errors import AgentOSError, AlreadyPublished, PublishError
 from ..host._names import normalize
 from . import _catalogue, _install_files, _pages, _site
 from ._artifacts import Artifact, is_distribution_file, read_artifact, sha256_file
-from ._files import write_atomic
+from ._files import copy_atomic, write_atomic
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _copy_atomic(src: str, dest: str) -> None:
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dest)}.", suffix=".tmp", dir=os.path.dirname(dest))
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _apply(writes) -> None:
@@ -175,7 +161,7 @@ class LocalIndex:
                 os.chmod(art.path, 0o644)
                 os.replace(art.path, dest)  # the very bytes that were hashed
             else:
-                _copy_atomic(art.path, dest)
+                copy_atomic(art.path, dest)
             if sha256_file(dest) != art.sha256:
                 os.unlink(dest)
                 raise PublishError(f"{art.filename} changed while it was being published; nothing was stored")
