@@ -114,7 +114,8 @@ def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bo
 def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episodes=10,
          settings=None, agent_settings=None) -> list[Trial]:
     """The trials of a grid; every agent is resolved (and every setting checked) before any runs."""
-    from ._values import problem, setting_problem
+    from ..core._presets import setting_problem
+    from ._values import problem
 
     for key in [*(settings or {}), *(k for axes in (agent_settings or {}).values() for k in axes)]:
         if message := setting_problem(key):
@@ -148,7 +149,7 @@ def read_experiment(path: str) -> dict:
     doc = IniDocument.read(path)
 
     def typed(section, settings: bool = True) -> dict:
-        from ._values import setting_problem
+        from ..core._presets import setting_problem
 
         out = {}
         for key, entry in section.entries.items():

@@ -9,8 +9,6 @@ from __future__ import annotations
 import numbers
 import re
 
-from ..core._presets import setting_problem  # noqa: F401  (the one rule, shared with presets)
-
 #: The most seeds (trials per grid point) an experiment may ask for.
 MAX_SEEDS = 10_000
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
