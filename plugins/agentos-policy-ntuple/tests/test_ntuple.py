@@ -209,3 +209,25 @@ def test_checkpoint_messages_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match=r"dtypes int64/float16, expected int64/float32"):
         one = np.array([1], np.int64)
         policy.load(_saved(tmp_path, "half-sparse", tuples=table, indices=one, values=np.ones(1, np.float16)))
+
+
+@pytest.mark.parametrize("tuples", [None, "0 1 2 3; 4 5 6 7"])  # the written-out path and the generic one
+def test_value_at_and_add_at_work_on_one_stage_of_the_weights_without_slicing(tuples):
+    from agentos_policy_ntuple.network import add, add_at, bounds_array, network, stage_base, value, value_at
+
+    policy = NTuplePolicy(tuples=tuples, stage_tiles="2048")
+    size = policy.layout.size
+    rng = np.random.default_rng(3)
+    policy.weights[:] = rng.normal(size=policy.weights.size).astype(np.float32)
+    net = network(policy.weights, policy.layout)
+    board = np.uint64(0x0123_4567_89AB_0123)  # largest tile 2**11: stage 1 of "2048"
+    assert stage_base(board, bounds_array(policy.stage_bounds), size) == size
+    second = network(policy.weights[size:].copy(), policy.layout)
+    assert value_at(board, net, size) == pytest.approx(value(board, second), rel=1e-9)
+    before = policy.weights.copy()
+    add_at(board, 0.5, net, size)
+    changed = np.flatnonzero(policy.weights != before)
+    assert changed.size and changed.min() >= size  # only the second stage's weights moved
+    add(board, 0.5, second)  # the same update on a copy of the slice
+    assert np.array_equal(policy.weights[size:], second[1])
+    assert value_at(board, net, size) == value(board, second)

@@ -117,12 +117,13 @@ def _default_indices(board):
 
 
 @njit
-def _default_value(board, weights):
-    """:func:`value` for :data:`DEFAULT_TUPLES`, the weights read directly (the hot path of training)."""
+def _default_value(board, weights, base):
+    """:func:`value` for :data:`DEFAULT_TUPLES` over ``weights[base:]``, read directly (the hot path)."""
     total = 0.0
     symmetric = board
     for symmetry in range(8):
         i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         # float(): sum in float64 in numba and plain Python alike
         total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
@@ -130,11 +131,12 @@ def _default_value(board, weights):
 
 
 @njit
-def _default_add(board, delta, weights):
-    """:func:`add` for :data:`DEFAULT_TUPLES`."""
+def _default_add(board, delta, weights, base):
+    """:func:`add` for :data:`DEFAULT_TUPLES` over ``weights[base:]``."""
     symmetric = board
     for symmetry in range(8):
         i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
         weights[i1] = float(weights[i1]) + delta
         weights[i2] = float(weights[i2]) + delta
@@ -145,14 +147,21 @@ def _default_add(board, delta, weights):
 @njit
 def value(board, net):
     """The value of ``board`` (an afterstate) under ``net`` (see :func:`network`)."""
+    return value_at(board, net, 0)
+
+
+@njit
+def value_at(board, net, base):
+    """:func:`value` with every weight index shifted by ``base`` (a stage's slice, without slicing)."""
     default, weights, segments, counts, offsets = net
+    base = _U(base)
     if default:
-        return _default_value(_U(board), weights)
+        return _default_value(_U(board), weights, base)
     total = 0.0
     symmetric = _U(board)
     for symmetry in range(8):
         for t in range(counts.shape[0]):
-            total += float(weights[offsets[t] + _index(symmetric, segments, counts, t)])
+            total += float(weights[base + offsets[t] + _index(symmetric, segments, counts, t)])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
     return total
 
@@ -160,14 +169,21 @@ def value(board, net):
 @njit
 def add(board, delta, net):
     """Add ``delta`` to every weight that ``board`` reads."""
+    add_at(board, delta, net, 0)
+
+
+@njit
+def add_at(board, delta, net, base):
+    """:func:`add` with every weight index shifted by ``base``."""
     default, weights, segments, counts, offsets = net
+    base = _U(base)
     if default:
-        _default_add(_U(board), delta, weights)
+        _default_add(_U(board), delta, weights, base)
         return
     symmetric = _U(board)
     for symmetry in range(8):
         for t in range(counts.shape[0]):
-            i = offsets[t] + _index(symmetric, segments, counts, t)
+            i = base + offsets[t] + _index(symmetric, segments, counts, t)
             weights[i] = float(weights[i]) + delta
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
