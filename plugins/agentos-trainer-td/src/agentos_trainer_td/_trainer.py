@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 from agentos import AgentOSError, Trainer
@@ -30,13 +31,17 @@ class TDTrainer(Trainer):
     uses 0.5); ``restarts`` -- ziap's restarts from the middle of long games.  Either one, or a
     multi-stage policy (``stage_tiles``), selects the episode-end learner of
     :mod:`agentos_trainer_td._episodes`; without them training is today's online TD(0), bit for bit.
-    ``threads`` -- more than 1 trains online TD(0) on that many cores with lock-free shared weights
-    (:mod:`agentos_trainer_td._parallel`): faster, NOT bit-reproducible from the seed (its trainer
+    ``threads`` -- more than 1 trains on that many cores with lock-free shared weights (and TC
+    accumulators; :mod:`agentos_trainer_td._parallel`), every option available: online TD(0) when
+    none is set, else the episode learner (TC with threads always learns at episode end);
+    faster, NOT bit-reproducible from the seed (its trainer
     state in the run says ``reproducible: false``; games are learned and reported in calls of
     about 50,000 moves per thread, so the last call may play more games than asked).
     ``coherent_after`` -- with ``coherent``, plain steps for that many games of each ``train``
     call, then TC with ``tc_alpha`` (TDL2048+'s OTD then TC).  Optimistic initial values (OTD)
-    are the policy's ``initial_value``.
+    are the policy's ``initial_value``.  ``seconds`` -- also stop each ``train`` call once this much
+    wall-clock time has passed (checked between calls of the kernel: about 50,000 moves a thread),
+    for recipes whose budget is an hour of this machine rather than a number of games.
 
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
     rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
@@ -51,7 +56,7 @@ class TDTrainer(Trainer):
 
     def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None,
                  td_lambda: float | None = None, restarts: bool = False, coherent_after: int = 0,
-                 tc_alpha: float | None = None, threads: int = 1):
+                 tc_alpha: float | None = None, threads: int = 1, seconds: float | None = None):
         alpha = float(alpha)
         if not 0.0 < alpha <= 10.0:
             raise ValueError(f"alpha must be in (0, 10], got {alpha}")
@@ -70,6 +75,9 @@ class TDTrainer(Trainer):
         self.tc_alpha = alpha if tc_alpha in (None, "") else float(tc_alpha)
         if not 0.0 < self.tc_alpha <= 10.0:
             raise ValueError(f"tc_alpha must be in (0, 10], got {tc_alpha}")
+        self.seconds = None if seconds in (None, "") else float(seconds)
+        if self.seconds is not None and not 0.0 < self.seconds <= 1e7:
+            raise ValueError(f"seconds is a wall-clock budget in (0, 1e7], got {seconds}")
         self.seed = seed
         self._accumulators: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -102,22 +110,25 @@ class TDTrainer(Trainer):
         max_moves = steps if steps is not None else float("inf")
         report = self.episode_reporter(callback)
         bounds = np.array(getattr(policy, "stage_bounds", ()), dtype=np.int64)
+        episodic = self.td_lambda is not None or self.restarts or len(bounds) > 0
         if self.threads > 1:
-            if self.coherent or self.td_lambda is not None or self.restarts or len(bounds):
-                raise ValueError("threads > 1 trains plain online TD(0) only (no coherent, td_lambda, "
-                                 "restarts or stage_tiles)")
-            from agentos_trainer_td._parallel import train_parallel, use_threads
+            from agentos_trainer_td._parallel import train_episodes_parallel, train_parallel, use_threads
 
             use_threads(self.threads)
+            lam, size = self.td_lambda or 0.0, policy.layout.size
 
             def play(alpha, coherent, *out):
                 budget = int(min(_MOVES_PER_CALL, max(1, (max_moves - moves) // self.threads)))
                 cap = int(min(capacity, max(1, -(-(max_games - games) // self.threads))))
-                made = train_parallel(states, budget, alpha, net, tables, *(a[: cap * self.threads] for a in out),
-                                      counts)
+                out = tuple(a[: cap * self.threads] for a in out)
+                if episodic or coherent:
+                    made = train_episodes_parallel(states, budget, alpha, lam, self.restarts, coherent, net, size,
+                                                   bounds, signed, absolute, tables, *out, counts)
+                else:
+                    made = train_parallel(states, budget, alpha, net, tables, *out, counts)
                 slots[:] = [t * cap + g for t in range(self.threads) for g in range(int(counts[t]))]
                 return -1 if (made < 0).any() else int(made.sum())
-        elif self.td_lambda is not None or self.restarts or len(bounds):
+        elif episodic:
             lam, size = self.td_lambda or 0.0, policy.layout.size
 
             def play(alpha, coherent, *out):
@@ -129,7 +140,10 @@ class TDTrainer(Trainer):
                 return train_games(states, 1, alpha, coherent, net, signed, absolute, tables, *out)
 
         self._check_finite(policy, "before training")
+        deadline = None if self.seconds is None else time.monotonic() + self.seconds
         while games < max_games and moves < max_moves:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             coherent = self.coherent and games >= self.coherent_after
             made = play(self.tc_alpha if coherent else self.alpha, coherent, score, top, length)
             if made < 0:
@@ -162,14 +176,16 @@ class TDTrainer(Trainer):
         with ``threads`` > 1 a record that the run is not bit-reproducible (``reproducible: false``)."""
         from safetensors.numpy import save_file
 
+        note = {"format": "agentos-td-tc-1"}
         if self.threads > 1:
             note = {"format": "agentos-td-parallel-1", "reproducible": "false", "threads": str(self.threads)}
-            save_file({"signed": np.zeros(1, np.float32), "absolute": np.zeros(1, np.float32)}, path, metadata=note)
-            return
-        if not self.coherent or self._accumulators is None:
+        if self.coherent and self._accumulators is not None:
+            signed, absolute = self._accumulators
+        elif self.threads > 1:
+            signed = absolute = np.zeros(1, np.float32)
+        else:
             raise NotImplementedError("td keeps state only with coherent = true")
-        signed, absolute = self._accumulators
-        save_file({"signed": signed, "absolute": absolute}, path, metadata={"format": "agentos-td-tc-1"})
+        save_file({"signed": signed, "absolute": absolute}, path, metadata=note)
 
     def load(self, path: str) -> None:
         """Read accumulators written by :meth:`save` (float32 vectors of one length, finite)."""
