@@ -35,8 +35,9 @@ SEED = 1_000_000
 _POLICY = None
 
 
-def load_policy(run: Path):
-    """The run's ntuple policy with its checkpoint's weights."""
+def load_policy(run: Path, quantize: str = ""):
+    """The run's ntuple policy with its checkpoint's weights (``quantize="int8"``: as a trained package
+    ships them, block-wise int8 through ``agentos publish --quantize``'s own code, then read back)."""
     from agentos_policy_ntuple import NTuplePolicy
 
     record = json.loads((run / "run.json").read_text())
@@ -48,13 +49,23 @@ def load_policy(run: Path):
     policy = NTuplePolicy(**{k: v for k, v in settings.items() if k in keep})
     checkpoint = record.get("checkpoint") or ""
     path = Path(checkpoint) if Path(checkpoint).is_absolute() else run / checkpoint
+    if quantize:
+        import tempfile
+
+        from agentos.results._weights import check_weights, dequantized, quantize as write_quantized
+
+        with tempfile.TemporaryDirectory() as workdir:
+            small = os.path.join(workdir, "weights.safetensors")
+            write_quantized(str(path), small, quantize)
+            policy.load(dequantized(small, check_weights(small, max_bytes=1 << 40), workdir))
+        return policy
     policy.load(str(path))
     return policy
 
 
-def _init(run: str) -> None:
+def _init(run: str, quantize: str) -> None:
     global _POLICY
-    _POLICY = load_policy(Path(run))
+    _POLICY = load_policy(Path(run), quantize)
     _play((0, 1, 1, 1, 0, 4))  # compile (or load numba's cache) before any clock runs
 
 
@@ -162,18 +173,24 @@ def main() -> None:
     parser.add_argument("--search-games", type=int, default=200)
     parser.add_argument("--search-depth", type=int, default=2)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--players", default="greedy,greedy_downgrade,search",
+                        help="which of greedy, greedy_downgrade, search to play")
+    parser.add_argument("--quantize", default="", choices=["", "int8", "float16"],
+                        help="play the weights as a trained package would ship them")
     parser.add_argument("--json")
     parser.add_argument("--plot")
     args = parser.parse_args()
     run = Path(args.run)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": platform.machine(),
-              "cpus": os.cpu_count(), "run": run.name, "seed": SEED}
+              "cpus": os.cpu_count(), "run": run.name, "seed": SEED, "weights": args.quantize or "float32"}
     result["curve"] = curve(run)
     if args.plot:
         plot(result["curve"], args.plot)
-    players = [("greedy", 1, 0, args.greedy_games), ("greedy_downgrade", 1, 15, args.greedy_games),
-               (f"expectimax_{args.search_depth}", args.search_depth, 15, args.search_games)]
-    with ProcessPoolExecutor(args.processes, initializer=_init, initargs=(str(run),)) as pool:
+    chosen = set(args.players.split(","))
+    players = [(name, depth, threshold, games) for key, name, depth, threshold, games in (
+        ("greedy", "greedy", 1, 0, args.greedy_games), ("greedy_downgrade", "greedy_downgrade", 1, 15, args.greedy_games),
+        ("search", f"expectimax_{args.search_depth}", args.search_depth, 15, args.search_games)) if key in chosen]
+    with ProcessPoolExecutor(args.processes, initializer=_init, initargs=(str(run), args.quantize)) as pool:
         for name, depth, threshold, games in players:
             if games <= 0:
                 continue

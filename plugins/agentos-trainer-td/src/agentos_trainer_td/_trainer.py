@@ -13,7 +13,7 @@ def _flag(value) -> bool:
     return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
 
 
-_MOVES_PER_CALL = 50_000  # moves each thread makes per compiled call (the callback hears its games after)
+_MOVES_PER_CALL = 500_000  # moves each thread makes per compiled call (under a second; the callback hears its games after)
 _GAMES_PER_CALL = 4096  # at most this many games per thread and call
 
 
@@ -36,11 +36,13 @@ class TDTrainer(Trainer):
     none is set, else the episode learner (TC with threads always learns at episode end);
     faster, NOT bit-reproducible from the seed (its trainer
     state in the run says ``reproducible: false``; games are learned and reported in calls of
-    about 50,000 moves per thread, so the last call may play more games than asked).
+    about 500,000 moves per thread, so the last call may play more games than asked; the threads wait
+    for the slowest one at the end of each call: with calls of 50,000 moves the hour's run of the
+    preset kept 1.67 of 2 cores busy).
     ``coherent_after`` -- with ``coherent``, plain steps for that many games of each ``train``
     call, then TC with ``tc_alpha`` (TDL2048+'s OTD then TC).  Optimistic initial values (OTD)
     are the policy's ``initial_value``.  ``seconds`` -- also stop each ``train`` call once this much
-    wall-clock time has passed (checked between calls of the kernel: about 50,000 moves a thread),
+    wall-clock time has passed (checked between calls of the kernel: about 500,000 moves a thread),
     for recipes whose budget is an hour of this machine rather than a number of games.
 
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
