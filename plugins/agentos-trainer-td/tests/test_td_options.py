@@ -261,3 +261,26 @@ def test_seconds_budget_stops_training_on_time_and_is_checked():
     for bad in (0, -1, "x", 1e8):
         with pytest.raises(ValueError):
             TDTrainer(seconds=bad)
+
+
+def test_trainer_state_headers_are_checked_before_anything_is_read(tmp_path):
+    """A run folder from someone else may hold any trainer state: other tensors, other dtypes or more
+    accumulators than any policy has weights are refused from the header; the saved twin loads."""
+    from agentos_trainer_td._trainer import MAX_ACCUMULATORS
+    from safetensors.numpy import save_file
+
+    good = {"signed": np.zeros(8, np.float32), "absolute": np.ones(8, np.float32)}
+    save_file(good, str(tmp_path / "good.safetensors"))
+    trainer = TDTrainer(coherent=True)
+    trainer.load(str(tmp_path / "good.safetensors"))
+    assert trainer._accumulators[1].sum() == 8
+    hostile = {
+        "extra": {**good, "payload": np.zeros(4, np.float32)},
+        "float64": {"signed": np.zeros(8, np.float64), "absolute": np.ones(8, np.float64)},
+        "matrix": {"signed": np.zeros((2, 4), np.float32), "absolute": np.ones((2, 4), np.float32)},
+    }
+    for name, tensors in hostile.items():
+        save_file(tensors, str(tmp_path / f"{name}.safetensors"))
+        with pytest.raises(ValueError, match="signed and absolute|expected float32"):
+            TDTrainer(coherent=True).load(str(tmp_path / f"{name}.safetensors"))
+    assert MAX_ACCUMULATORS == 1 << 29

@@ -15,6 +15,12 @@ MAX_SEARCH_DEPTH = 6
 _SPARSE_BELOW = 1 / 3  # save (index, value) pairs when fewer weights than this are non-zero
 
 
+#: At most this many weights (all stages): 2 GiB of float32, TC's accumulators twice that.
+MAX_WEIGHTS = 1 << 29
+#: At most ``2 ** MAX_CACHE_BITS`` transposition-table slots (25 bytes each).
+MAX_CACHE_BITS = 26
+
+
 class NTuplePolicy(Policy):
     """Plays 2048 by ``argmax_a points(a) + V(afterstate(a))`` under an n-tuple network ``V``.
 
@@ -60,8 +66,12 @@ class NTuplePolicy(Policy):
                                     or self.downgrade_tile & (self.downgrade_tile - 1)):
             raise ValueError(f"downgrade_tile is 0 (off) or a power of 2 from 4 to 32768, got {downgrade_tile}")
         self.cache_bits = int(cache_bits)
-        if not 1 <= self.cache_bits <= 30:
-            raise ValueError(f"cache_bits must be 1-30, got {cache_bits}")
+        if not 1 <= self.cache_bits <= MAX_CACHE_BITS:  # 2**26 slots: 1.6 GB
+            raise ValueError(f"cache_bits must be 1-{MAX_CACHE_BITS}, got {cache_bits}")
+        weights = self.stages * self.layout.size
+        if weights > MAX_WEIGHTS:  # an agent.ini from someone else must not ask for 17 GB a tuple
+            raise ValueError(f"tuples and stage_tiles make {weights:,} weights; at most {MAX_WEIGHTS:,} "
+                             f"(2 GiB of float32; 8x6-tuples in two stages are 268,435,456)")
         self._table = None
         self._last_tile_sum = -1
         self.weights = np.zeros(self.stages * self.layout.size, dtype=np.float32)  # pages untouched until used

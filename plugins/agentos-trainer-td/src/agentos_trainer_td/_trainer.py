@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 from agentos import AgentOSError, Trainer
+from agentos_policy_ntuple import MAX_WEIGHTS
 
 
 def _flag(value) -> bool:
@@ -15,6 +16,10 @@ def _flag(value) -> bool:
 
 _MOVES_PER_CALL = 500_000  # moves each thread makes per compiled call (under a second; the callback hears its games after)
 _GAMES_PER_CALL = 4096  # at most this many games per thread and call
+
+
+#: The most accumulators a trainer state may hold: the most weights an ntuple policy may have.
+MAX_ACCUMULATORS = MAX_WEIGHTS
 
 
 class DivergedError(AgentOSError):
@@ -190,9 +195,21 @@ class TDTrainer(Trainer):
         save_file({"signed": signed, "absolute": absolute}, path, metadata=note)
 
     def load(self, path: str) -> None:
-        """Read accumulators written by :meth:`save` (float32 vectors of one length, finite)."""
+        """Read accumulators written by :meth:`save` (float32 vectors of one length, finite).  The header
+        is checked before any tensor is read: a run folder from someone else may hold any file."""
+        from safetensors import safe_open
         from safetensors.numpy import load_file
 
+        with safe_open(path, framework="numpy") as handle:
+            names = set(handle.keys())
+            if names != {"signed", "absolute"}:
+                raise ValueError(f"not a td trainer state (tensors {sorted(names)[:4]}, expected signed and absolute)")
+            for name in names:
+                piece = handle.get_slice(name)
+                shape, dtype = tuple(piece.get_shape()), piece.get_dtype()
+                if dtype != "F32" or len(shape) != 1 or shape[0] > MAX_ACCUMULATORS:
+                    raise ValueError(f"{name} is {dtype} {list(shape)}, expected float32 of at most "
+                                     f"{MAX_ACCUMULATORS:,} values (the ntuple policy's weight limit)")
         tensors = load_file(path)
         signed, absolute = tensors.get("signed"), tensors.get("absolute")
         if signed is None or absolute is None:
