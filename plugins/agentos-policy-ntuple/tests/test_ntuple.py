@@ -150,6 +150,18 @@ def test_bad_settings_are_clear(settings, message):
         NTuplePolicy(**settings)
 
 
+@pytest.mark.parametrize("name, valid, hostile", [
+    ("depth", 2, 2.5), ("depth", "2", True), ("search_depth", 2.0, 2.5), ("search_depth", 1, True),
+    ("cache_bits", 20, 20.7), ("cache_bits", "20", float("inf")), ("cache_bits", 20, float("nan")),
+    ("downgrade_tile", 32768, 32768.5), ("downgrade_tile", 4, "4.0"), ("initial_value", 1, True),
+    ("initial_value", "1.5", "lots"),
+])
+def test_numbers_that_int_would_truncate_are_refused_beside_a_valid_twin(name, valid, hostile):
+    assert getattr(NTuplePolicy(tuples=SMALL, **{name: valid}), name) == float(valid)
+    with pytest.raises(ValueError, match=f"{name} must be a"):
+        NTuplePolicy(tuples=SMALL, **{name: hostile})
+
+
 def test_refuses_boards_that_are_not_2048():
     from gymnasium import spaces
 
