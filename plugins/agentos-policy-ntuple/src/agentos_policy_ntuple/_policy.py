@@ -7,7 +7,7 @@ import os
 import numpy as np
 from agentos import Policy
 
-from agentos_policy_ntuple._network import DEFAULT_TUPLES, make_layout, parse_tuples, validate_tuples
+from agentos_policy_ntuple._network import DEFAULT_TUPLES, MAX_TUPLES, make_layout, parse_tuples, validate_tuples
 from agentos_policy_ntuple._stages import parse_stage_tiles
 
 MAX_DEPTH = 3
@@ -201,11 +201,27 @@ class NTuplePolicy(Policy):
         save_file(tensors, tmp, metadata={"format": "agentos-ntuple-1"})
         os.replace(tmp, path)
 
+    def _read_checkpoint(self, path: str) -> dict:
+        """The tensors :meth:`load` uses, each read only after its header shows it is no larger than this
+        policy's (a run folder from someone else may hold any file); other tensors are not read."""
+        from safetensors import safe_open
+
+        size = self.stages * self.layout.size
+        limits = {"tuples": 8 * MAX_TUPLES,  # tolist() of a million rows: GBs of lists
+                  "stage_exponents": 8, "base": 1, "weights": size, "indices": size, "values": size}
+        with safe_open(path, framework="numpy") as handle:
+            names = [name for name in handle.keys() if name in limits]
+            for name in names:
+                count = int(np.prod(handle.get_slice(name).get_shape(), dtype=object))
+                if count > limits[name]:
+                    why = f"at most {MAX_TUPLES} tuples" if name == "tuples" else "its tuples or stages differ"
+                    raise ValueError(f"checkpoint {name} holds {count:,} values, more than this policy's "
+                                     f"{limits[name]:,} ({why})")
+            return {name: handle.get_tensor(name) for name in names}
+
     def load(self, path: str) -> None:
         """Read a checkpoint written by :meth:`save`; its tuples must match this policy's."""
-        from safetensors.numpy import load_file
-
-        tensors = load_file(path)
+        tensors = self._read_checkpoint(path)
         if "tuples" not in tensors:
             raise ValueError(f"{path} is not an ntuple checkpoint (no tuples)")
         table = tensors["tuples"]
