@@ -159,6 +159,19 @@ def test_bad_option_values_are_refused(settings, message):
         TDTrainer(**settings)
 
 
+@pytest.mark.parametrize("name, valid, hostile", [
+    ("threads", 2, 2.5), ("threads", "2", True), ("threads", 1.0, "2.5"), ("coherent_after", 3, 1.5),
+    ("coherent_after", "3", True), ("seed", 7, 2.5), ("seed", "7", "abc"), ("alpha", 1, True),
+    ("seconds", 60, True), ("td_lambda", 0.5, True), ("tc_alpha", "0.5", "fast"),
+    ("coherent", "yes", "maybe"), ("coherent", 1, 2), ("restarts", "true", "ture"), ("restarts", False, "1.0"),
+])
+def test_truncated_numbers_and_unknown_flags_are_refused_beside_a_valid_twin(name, valid, hostile):
+    accepted = getattr(TDTrainer(**{name: valid}), name)
+    assert accepted == (float(valid) if name not in ("coherent", "restarts") else valid in ("yes", 1, "true"))
+    with pytest.raises(ValueError, match=name):
+        TDTrainer(**{name: hostile})
+
+
 def greedy_mean_score(policy, seed: int, games: int) -> float:
     from agentos_policy_ntuple.network import play_games
 

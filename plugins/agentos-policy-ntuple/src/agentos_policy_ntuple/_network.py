@@ -27,6 +27,9 @@ from agentos_env_2048.kernels import (
 
 #: Szubert & Jaśkowski / Yeh et al.: two straight and two rectangular 6-tuples.
 DEFAULT_TUPLES = ((0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10))
+#: At most this many tuples (each read 8 times a board; papers use 4-17): 33 M one-cell tuples fit
+#: the weight limit but their Python tuples and layout took about 14 GB and a minute to build.
+MAX_TUPLES = 256
 _U = np.uint64
 _S4 = _U(4)
 
@@ -48,6 +51,8 @@ class Layout(NamedTuple):
 
 def parse_tuples(text: str) -> tuple[tuple[int, ...], ...]:
     """Parse ``"0 1 2 3 4 5; 4 5 6 7 8 9"`` (tuples split by ``;``, cells by spaces or commas)."""
+    if text.count(";") > 4 * MAX_TUPLES or len(text) > 64 * MAX_TUPLES:  # before splitting a huge text
+        raise ValueError(f"tuples text is too long ({len(text):,} characters); at most {MAX_TUPLES} tuples")
     tuples = []
     for part in text.split(";"):
         cells = tuple(int(cell) for cell in part.replace(",", " ").split())
@@ -57,7 +62,11 @@ def parse_tuples(text: str) -> tuple[tuple[int, ...], ...]:
 
 
 def validate_tuples(tuples: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
-    """Check tuples: 1-8 distinct cells in 0-15 each, at least one tuple."""
+    """Check tuples: 1-8 distinct cells in 0-15 each, 1 to :data:`MAX_TUPLES` tuples."""
+    if len(tuples) > MAX_TUPLES:
+        raise ValueError(f"at most {MAX_TUPLES} tuples, got {len(tuples):,}")
+    if any(isinstance(cells, (str, bytes)) or not hasattr(cells, "__iter__") for cells in tuples):
+        raise ValueError(f"a tuple is a list of cells 0-15 (text: \"0 1 2; 4 5 6\"), got {list(tuples)[:4]!r}")
     checked = tuple(tuple(int(cell) for cell in cells) for cells in tuples)
     if not checked:
         raise ValueError("n-tuple network needs at least one tuple")

@@ -10,8 +10,38 @@ from agentos import AgentOSError, Trainer
 from agentos_policy_ntuple import MAX_WEIGHTS
 
 
-def _flag(value) -> bool:
-    return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
+def _flag(name: str, value) -> bool:
+    """A true/false setting; anything else (``"maybe"``, ``2``, a typo) is refused, not read as false."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
+        return text in ("1", "true", "yes", "on")
+    raise ValueError(f"{name} is true or false, got {value!r}")
+
+
+def _whole(name: str, value) -> int:
+    """A whole-number setting (an int, a whole float or its text); ``int()`` would make 2.5 a 2, true a 1."""
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"{name} must be a whole number, got {value!r}")
+
+
+def _real(name: str, value) -> float:
+    """A number setting (an int, a float or its text); never a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{name} must be a number, got {value!r}")
 
 
 _MOVES_PER_CALL = 500_000  # moves each thread makes per compiled call (under a second; the callback hears its games after)
@@ -64,28 +94,28 @@ class TDTrainer(Trainer):
     def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None,
                  td_lambda: float | None = None, restarts: bool = False, coherent_after: int = 0,
                  tc_alpha: float | None = None, threads: int = 1, seconds: float | None = None):
-        alpha = float(alpha)
+        alpha = _real("alpha", alpha)
         if not 0.0 < alpha <= 10.0:
             raise ValueError(f"alpha must be in (0, 10], got {alpha}")
         self.alpha = alpha
-        self.coherent = _flag(coherent)
-        self.td_lambda = None if td_lambda in (None, "") else float(td_lambda)
+        self.coherent = _flag("coherent", coherent)
+        self.td_lambda = None if td_lambda in (None, "") else _real("td_lambda", td_lambda)
         if self.td_lambda is not None and not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"td_lambda must be in [0, 1], got {td_lambda}")
-        self.restarts = _flag(restarts)
-        self.threads = int(threads)
+        self.restarts = _flag("restarts", restarts)
+        self.threads = _whole("threads", threads)
         if not 1 <= self.threads <= 256:
             raise ValueError(f"threads must be 1-256, got {threads}")
-        self.coherent_after = int(coherent_after)
+        self.coherent_after = _whole("coherent_after", coherent_after)
         if self.coherent_after < 0:
             raise ValueError(f"coherent_after is a number of games >= 0, got {coherent_after}")
-        self.tc_alpha = alpha if tc_alpha in (None, "") else float(tc_alpha)
+        self.tc_alpha = alpha if tc_alpha in (None, "") else _real("tc_alpha", tc_alpha)
         if not 0.0 < self.tc_alpha <= 10.0:
             raise ValueError(f"tc_alpha must be in (0, 10], got {tc_alpha}")
-        self.seconds = None if seconds in (None, "") else float(seconds)
+        self.seconds = None if seconds in (None, "") else _real("seconds", seconds)
         if self.seconds is not None and not 0.0 < self.seconds <= 1e7:
             raise ValueError(f"seconds is a wall-clock budget in (0, 1e7], got {seconds}")
-        self.seed = seed
+        self.seed = None if seed is None else _whole("seed", seed)
         self._accumulators: tuple[np.ndarray, np.ndarray] | None = None
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
