@@ -52,7 +52,8 @@ def load_policy(run: Path, quantize: str = ""):
     if quantize:
         import tempfile
 
-        from agentos.results._weights import check_weights, dequantized, quantize as write_quantized
+        from agentos.results._weights import check_weights, dequantized
+        from agentos.results._weights import quantize as write_quantized
 
         with tempfile.TemporaryDirectory() as workdir:
             small = os.path.join(workdir, "weights.safetensors")
@@ -188,7 +189,8 @@ def main() -> None:
         plot(result["curve"], args.plot)
     chosen = set(args.players.split(","))
     players = [(name, depth, threshold, games) for key, name, depth, threshold, games in (
-        ("greedy", "greedy", 1, 0, args.greedy_games), ("greedy_downgrade", "greedy_downgrade", 1, 15, args.greedy_games),
+        ("greedy", "greedy", 1, 0, args.greedy_games),
+        ("greedy_downgrade", "greedy_downgrade", 1, 15, args.greedy_games),
         ("search", f"expectimax_{args.search_depth}", args.search_depth, 15, args.search_games)) if key in chosen]
     with ProcessPoolExecutor(args.processes, initializer=_init, initargs=(str(run), args.quantize)) as pool:
         for name, depth, threshold, games in players:

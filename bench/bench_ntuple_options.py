@@ -77,7 +77,8 @@ class Trainer:
     def __call__(self, seconds: float) -> tuple[float, float]:
         moves, wall, cpu = 0, time.perf_counter(), time.process_time()
         while time.perf_counter() - wall < seconds:
-            moves += self.run(8 if not self.kind.startswith("parallel") else 500)  # parallel: 500,000 moves a thread (as the trainer)
+            # parallel: 500,000 moves a thread and call, as the trainer
+            moves += self.run(8 if not self.kind.startswith("parallel") else 500)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         return moves / wall, moves / cpu
 

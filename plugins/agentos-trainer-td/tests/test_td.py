@@ -173,7 +173,8 @@ def test_coherence_state_round_trip_and_hostile_files(tmp_path):
         TDTrainer(coherent=False).save(str(tmp_path / "nothing"))
     n = policy.weights.shape[0]
     for name, tensors, message in [
-        ("half", {"signed": np.zeros(n, np.float16), "absolute": np.zeros(n, np.float16)}, "F16 .65536., expected float32"),
+        ("half", {"signed": np.zeros(n, np.float16), "absolute": np.zeros(n, np.float16)},
+         "F16 .65536., expected float32"),
         ("nan", {"signed": np.full(n, np.nan, np.float32), "absolute": np.zeros(n, np.float32)}, "finite"),
         ("none", {"weights": np.zeros(n, np.float32)}, "not a td trainer state"),
     ]:

@@ -11,7 +11,7 @@ from agentos_policy_ntuple._network import DEFAULT_TUPLES, MAX_TUPLES, make_layo
 from agentos_policy_ntuple._stages import parse_stage_tiles
 
 MAX_DEPTH = 3
-MAX_SEARCH_DEPTH = 6
+MAX_SEARCH_DEPTH = 5  # depth 6 took 42 s a move: a handed agent.ini could look like a hang
 _SPARSE_BELOW = 1 / 3  # save (index, value) pairs when fewer weights than this are non-zero
 
 
@@ -57,7 +57,7 @@ class NTuplePolicy(Policy):
     Options (defaults keep the plain network): ``initial_value`` -- optimistic start (OTD): every
     weight starts at ``initial_value / (8 * tuples)`` so every board is first worth that much;
     ``stage_tiles`` -- multi-stage network, e.g. ``"16384"``: a second weight set from the first
-    afterstate holding a 16384 on (:mod:`agentos_policy_ntuple._stages`); ``search_depth`` -- 1-6
+    afterstate holding a 16384 on (:mod:`agentos_policy_ntuple._stages`); ``search_depth`` -- 1-5
     move layers of expectimax with a transposition table of ``2 ** cache_bits`` slots (20);
     ``downgrade_tile`` -- tile-downgrading from that tile on (e.g. 32768; 0 = off).
     """

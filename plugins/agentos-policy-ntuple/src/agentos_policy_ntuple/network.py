@@ -22,7 +22,8 @@ delta to every weight a board reads; :func:`weight_indices` fills ``out`` (lengt
 with those weights' indices; :func:`best_action` → the move maximising points plus the searched
 afterstate value (``depth`` 1-3: greedy, or expectimax over the spawned tile), -1 when no move is
 legal; :func:`value_at` and :func:`add_at` (added in 1.2) read and update with every index shifted
-by ``base`` (a stage's weights, without making a slice); :func:`best_actions` → that move for each of N boards (0 when none is legal);
+by ``base`` (a stage's weights, without making a slice); :func:`best_actions` → that move for each
+of N boards (0 when none is legal);
 :func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
 returns the number of moves made.
 Multi-stage networks (added in 1.1)

@@ -44,7 +44,8 @@ def _real(name: str, value) -> float:
     raise ValueError(f"{name} must be a number, got {value!r}")
 
 
-_MOVES_PER_CALL = 500_000  # moves each thread makes per compiled call (under a second; the callback hears its games after)
+# moves each thread makes per compiled call (under a second; the callback hears its games after)
+_MOVES_PER_CALL = 500_000
 _GAMES_PER_CALL = 4096  # at most this many games per thread and call
 
 
