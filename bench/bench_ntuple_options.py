@@ -3,12 +3,19 @@
 Rounds alternate the trainers so that load from other jobs hits all of them alike; each figure is
 the median over ``--rounds`` rounds of ``--seconds`` each, as wall-clock moves/s and as moves per
 CPU-second of this process (``time.process_time``: all its threads), which is the fairer figure
-on a shared machine.  Every trainer keeps training its own 4x6-tuple network from scratch.
+on a shared machine.  Every trainer keeps training its own copy of one 4x6-tuple network that TD(0)
+trained for `--pretrain` seconds first (games of realistic length; from scratch the first games are
+short and cache-friendly), except `otd_tc`, which starts from its optimistic values.
 
 * ``td``: today's online TD(0) kernel, one core (``train_games``).
 * ``td_lambda``: episode-end TD(λ = 0.5) with restarts (``train_episodes``), one core.
 * ``otd_tc``: ``td_lambda`` + TC from an optimistic start (initial value 320,000), one core.
 * ``parallel``: online TD(0) on ``--threads`` cores, lock-free shared weights.
+* ``parallel_tc``: ``td_lambda`` + TC (alpha 1.0, ziap/2048-tdl's recipe) on ``--threads`` cores,
+  lock-free shared weights and accumulators -- to be read against ``tc`` (the same on one core).
+* ``tc``: ``td_lambda`` + TC from zero weights, one core.
+* ``parallel_1``, ``parallel_tc_1``: the parallel kernels with one thread (one rng slot): the same
+  compiled code as their two-thread rows, so their ratio is the two-core speed-up.
 * ``search d``: moves/s of whole games played with expectimax depth d (transposition table of
   2**20 slots) by the ``td`` network, as it stands after training.
 
@@ -29,16 +36,18 @@ import numpy as np
 class Trainer:
     """One network, trained a little more every round by one of the kernels."""
 
-    def __init__(self, kind: str, threads: int):
+    def __init__(self, kind: str, threads: int, start: np.ndarray | None = None):
         from agentos_env_2048.kernels import move_tables, seed_states
         from agentos_policy_ntuple import NTuplePolicy
 
         self.kind = kind
         self.policy = NTuplePolicy(initial_value=320000 if kind == "otd_tc" else 0.0)
+        if start is not None and kind != "otd_tc":  # OTD starts from its optimistic values
+            self.policy.weights[:] = start
         self.tables, self.net = move_tables(), self.policy.network
-        slots = threads if kind == "parallel" else 1
+        slots = 1 if kind.endswith("_1") else threads if kind.startswith("parallel") else 1
         self.states = seed_states(0, slots)
-        size = self.policy.weights.size if kind == "otd_tc" else 1
+        size = self.policy.weights.size if kind in ("otd_tc", "tc", "parallel_tc", "parallel_tc_1") else 1
         self.signed, self.absolute = np.zeros(size, np.float32), np.zeros(size, np.float32)
         self.out = [np.zeros(4096 * slots, np.int64) for _ in range(3)]
         self.bounds = np.zeros(0, np.int64)
@@ -46,16 +55,21 @@ class Trainer:
 
     def run(self, games: int) -> int:
         from agentos_trainer_td._episodes import train_episodes
-        from agentos_trainer_td._parallel import train_parallel
+        from agentos_trainer_td._parallel import train_episodes_parallel, train_parallel
         from agentos_trainer_td._td import train_games
 
         if self.kind == "td":
             return train_games(self.states, games, 0.1, False, self.net, self.signed, self.absolute, self.tables,
                                *self.out)
-        if self.kind == "parallel":
+        if self.kind in ("parallel", "parallel_1"):
             counts = np.zeros(len(self.states), np.int64)
             return int(train_parallel(self.states, 1000 * games, 0.1, self.net, self.tables, *self.out, counts).sum())
-        coherent = self.kind == "otd_tc"
+        if self.kind in ("parallel_tc", "parallel_tc_1"):
+            counts = np.zeros(len(self.states), np.int64)
+            return int(train_episodes_parallel(self.states, 1000 * games, 1.0, 0.5, True, True, self.net,
+                                               self.policy.layout.size, self.bounds, self.signed, self.absolute,
+                                               self.tables, *self.out, counts).sum())
+        coherent = self.kind in ("otd_tc", "tc")
         return train_episodes(self.states, games, 1.0 if coherent else 0.1, 0.5, True, coherent, self.net,
                               self.policy.layout.size, self.bounds, self.signed, self.absolute, self.tables,
                               *self.out)
@@ -63,7 +77,8 @@ class Trainer:
     def __call__(self, seconds: float) -> tuple[float, float]:
         moves, wall, cpu = 0, time.perf_counter(), time.process_time()
         while time.perf_counter() - wall < seconds:
-            moves += self.run(8 if self.kind != "parallel" else 25)  # parallel: 25,000 moves a thread
+            # parallel: 500,000 moves a thread and call, as the trainer
+            moves += self.run(8 if not self.kind.startswith("parallel") else 500)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         return moves / wall, moves / cpu
 
@@ -93,21 +108,31 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--search-seconds", type=float, default=10.0)
+    parser.add_argument("--pretrain", type=float, default=15.0,
+                        help="seconds of TD(0) training of the network every trainer starts from (0: from scratch)")
+    parser.add_argument("--depths", default="1 2 3 4", help="expectimax depths to time ('' for none)")
     parser.add_argument("--json")
     args = parser.parse_args()
     import numba
     from agentos_trainer_td._parallel import use_threads
 
     use_threads(args.threads)
-    kinds = ("td", "td_lambda", "otd_tc", "parallel")
-    trainers = {kind: Trainer(kind, args.threads) for kind in kinds}
+    kinds = ("td", "parallel_1", "parallel", "td_lambda", "otd_tc", "tc", "parallel_tc_1", "parallel_tc")
+    start = None
+    if args.pretrain > 0:  # games of realistic length: a network that already plays (TD(0), one core)
+        warm = Trainer("td", 1)
+        began = time.perf_counter()
+        while time.perf_counter() - began < args.pretrain:
+            warm.run(8)
+        start = warm.policy.weights
+    trainers = {kind: Trainer(kind, args.threads, start) for kind in kinds}
     runs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
     for _ in range(args.rounds):
         for kind in kinds:
             runs[kind].append(trainers[kind](args.seconds))
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": platform.processor() or
               platform.machine(), "rounds": args.rounds, "seconds": args.seconds, "threads": args.threads,
-              "threading_layer": None}
+              "pretrain_seconds": args.pretrain, "threading_layer": None}
     result["threading_layer"] = numba.threading_layer()
     print(f"numba threading layer: {result['threading_layer']}")
     for kind in kinds:
@@ -115,7 +140,7 @@ def main() -> None:
         cpu = statistics.median(r[1] for r in runs[kind])
         result[kind] = {"moves_per_s": wall, "moves_per_cpu_s": cpu}
         print(f"{kind:>10}: {wall:>12,.0f} moves/s wall {cpu:>12,.0f} moves per CPU-second")
-    for depth in (1, 2, 3, 4):
+    for depth in (int(d) for d in args.depths.split()):
         speed = search_speed(trainers["td"].policy, depth, args.search_seconds)
         result[f"search_depth_{depth}"] = {"moves_per_s": speed}
         print(f"expectimax depth {depth}: {speed:>12,.1f} moves/s")

@@ -159,3 +159,37 @@ def test_generated_entry_point_holds_any_spec_as_data(tmp_path):
     literal = assigned[0].value.args[0].value  # json.loads(<one string constant>)
     assert json.loads(literal) == spec
     assert [type(node).__name__ for node in tree.body] == ["Expr", "Import", "Assign", "FunctionDef"]
+
+
+def test_int8_block_size_is_recorded_legacy_files_read_as_4096_and_odd_blocks_refused(tmp_path):
+    """New files say their block size; a file made before it was recorded (blocks of 4,096, no
+    ``block``) still reads back; a declared block that is not a power of 2 in 16..65,536 is refused."""
+    from agentos.results._weights import INT8_BLOCK, LEGACY_INT8_BLOCK, QUANTIZED_KEY, SCALES
+    from safetensors.numpy import load_file
+
+    rng = np.random.default_rng(1)
+    weights = rng.standard_normal(LEGACY_INT8_BLOCK + 7).astype(np.float32)
+    source, small = str(tmp_path / "w.safetensors"), str(tmp_path / "q.safetensors")
+    save_file({"weights": weights}, source)
+    quantize(source, small, "int8")
+    header = check_weights(small)
+    assert json.loads(header["__metadata__"][QUANTIZED_KEY])["weights"]["block"] == INT8_BLOCK == 256
+    assert np.abs(load_file(dequantized(small, header, str(tmp_path)))["weights"] - weights).max() < 0.05
+    # a legacy file, written as core 0.5.3 did: blocks of 4,096 and no "block" in its entry
+    blocks = 2
+    padded = np.zeros(blocks * LEGACY_INT8_BLOCK, np.float32)
+    padded[: weights.size] = weights
+    scales = (np.abs(padded.reshape(blocks, -1)).max(axis=1) / 127).astype(np.float32)
+    stored = np.rint(padded.reshape(blocks, -1) / scales[:, None]).astype(np.int8).reshape(-1)
+    legacy = str(tmp_path / "legacy.safetensors")
+    entry = {"dtype": "float32", "scheme": "int8", "shape": [weights.size]}
+    save_file({"weights": stored, SCALES.format("weights"): scales}, legacy,
+              metadata={QUANTIZED_KEY: json.dumps({"weights": entry})})
+    back = load_file(dequantized(legacy, check_weights(legacy), str(tmp_path)))["weights"]
+    assert np.abs(back - weights).max() <= scales.max() * 0.51
+    for block in (0, 3, 100, 1 << 20, "256", True, 8):
+        odd = str(tmp_path / f"odd{block}.safetensors")
+        save_file({"weights": stored, SCALES.format("weights"): scales}, odd,
+                  metadata={QUANTIZED_KEY: json.dumps({"weights": {**entry, "block": block}})})
+        with pytest.raises(UsageError, match="malformed"):
+            dequantized(odd, check_weights(odd), str(tmp_path))

@@ -150,6 +150,18 @@ def test_bad_settings_are_clear(settings, message):
         NTuplePolicy(**settings)
 
 
+@pytest.mark.parametrize("name, valid, hostile", [
+    ("depth", 2, 2.5), ("depth", "2", True), ("search_depth", 2.0, 2.5), ("search_depth", 1, True),
+    ("cache_bits", 20, 20.7), ("cache_bits", "20", float("inf")), ("cache_bits", 20, float("nan")),
+    ("downgrade_tile", 32768, 32768.5), ("downgrade_tile", 4, "4.0"), ("initial_value", 1, True),
+    ("initial_value", "1.5", "lots"),
+])
+def test_numbers_that_int_would_truncate_are_refused_beside_a_valid_twin(name, valid, hostile):
+    assert getattr(NTuplePolicy(tuples=SMALL, **{name: valid}), name) == float(valid)
+    with pytest.raises(ValueError, match=f"{name} must be a"):
+        NTuplePolicy(tuples=SMALL, **{name: hostile})
+
+
 def test_refuses_boards_that_are_not_2048():
     from gymnasium import spaces
 
@@ -209,3 +221,63 @@ def test_checkpoint_messages_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match=r"dtypes int64/float16, expected int64/float32"):
         one = np.array([1], np.int64)
         policy.load(_saved(tmp_path, "half-sparse", tuples=table, indices=one, values=np.ones(1, np.float16)))
+
+
+def test_many_tuples_are_refused_before_they_are_built_beside_the_largest_allowed():
+    from agentos_policy_ntuple._network import MAX_TUPLES
+
+    assert len(NTuplePolicy(tuples="0;" * MAX_TUPLES).tuples) == MAX_TUPLES  # the valid twin
+    with pytest.raises(ValueError, match=f"at most {MAX_TUPLES} tuples"):
+        NTuplePolicy(tuples="0;" * (MAX_TUPLES + 1))
+    with pytest.raises(ValueError, match="tuples text is too long"):  # 33 M tuples: 14 GB before the bound
+        NTuplePolicy(tuples="0;" * 10_000_000)
+    with pytest.raises(ValueError, match=f"at most {MAX_TUPLES} tuples"):
+        NTuplePolicy(tuples=[(0,)] * 1_000_000)
+    assert NTuplePolicy(tuples=[[0, 1], (2, 3)]).tuples == ((0, 1), (2, 3))
+    with pytest.raises(ValueError, match="a tuple is a list of cells"):
+        NTuplePolicy(tuples=[0, 1, 2])
+
+
+def test_checkpoint_headers_are_checked_before_their_tensors_are_read(tmp_path):
+    policy = NTuplePolicy(tuples=SMALL)
+    table = _tuples_table(policy.tuples)
+    ones = np.ones(policy.layout.size, np.float32)
+    policy.load(_saved(tmp_path, "ok", tuples=table, weights=ones, junk=np.ones(9, np.float32)))  # valid twin
+    rows = np.tile(table, (100_000, 1))  # 300,000 rows: tolist() of a million-row table takes GBs
+    with pytest.raises(ValueError, match="checkpoint tuples holds 2,400,000 values, more than this policy's 2,048"):
+        policy.load(_saved(tmp_path, "rows", tuples=rows, weights=ones))
+    with pytest.raises(ValueError, match=r"checkpoint tuples \(\(0, 1, 2, 3\),\) differ"):
+        policy.load(_saved(tmp_path, "one", tuples=table[:1], weights=ones))
+    with pytest.raises(ValueError, match="checkpoint indices holds"):
+        many = np.zeros(policy.layout.size + 1, np.int64)
+        policy.load(_saved(tmp_path, "many", tuples=table, indices=many, values=np.ones(len(many), np.float32)))
+    header = _saved(tmp_path, "header", tuples=table, weights=ones)
+    data = bytearray(open(header, "rb").read())
+    length = int.from_bytes(data[:8], "little")
+    text = data[8 : 8 + length].decode().replace(f"[{policy.layout.size}]", f"[{1 << 40}]")
+    with open(header, "wb") as out:  # a header claiming 4 TB of weights in a small file
+        out.write(len(text.encode()).to_bytes(8, "little") + text.encode() + data[8 + length :])
+    with pytest.raises(Exception, match="invalid shape"):  # safetensors checks a header against the file
+        policy.load(header)
+
+
+@pytest.mark.parametrize("tuples", [None, "0 1 2 3; 4 5 6 7"])  # the written-out path and the generic one
+def test_value_at_and_add_at_work_on_one_stage_of_the_weights_without_slicing(tuples):
+    from agentos_policy_ntuple.network import add, add_at, bounds_array, network, stage_base, value, value_at
+
+    policy = NTuplePolicy(tuples=tuples, stage_tiles="2048")
+    size = policy.layout.size
+    rng = np.random.default_rng(3)
+    policy.weights[:] = rng.normal(size=policy.weights.size).astype(np.float32)
+    net = network(policy.weights, policy.layout)
+    board = np.uint64(0x0123_4567_89AB_0123)  # largest tile 2**11: stage 1 of "2048"
+    assert stage_base(board, bounds_array(policy.stage_bounds), size) == size
+    second = network(policy.weights[size:].copy(), policy.layout)
+    assert value_at(board, net, size) == pytest.approx(value(board, second), rel=1e-9)
+    before = policy.weights.copy()
+    add_at(board, 0.5, net, size)
+    changed = np.flatnonzero(policy.weights != before)
+    assert changed.size and changed.min() >= size  # only the second stage's weights moved
+    add(board, 0.5, second)  # the same update on a copy of the slice
+    assert np.array_equal(policy.weights[size:], second[1])
+    assert value_at(board, net, size) == value(board, second)

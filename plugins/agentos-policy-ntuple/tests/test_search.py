@@ -150,8 +150,11 @@ def test_staged_optimistic_checkpoints_round_trip_sparse_and_refuse_other_stages
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"search_depth": 7}, "search_depth"), ({"downgrade_tile": 100}, "downgrade_tile"),
-    ({"cache_bits": 0}, "cache_bits"), ({"stage_tiles": "16384 8192"}, "rise"),
+    ({"search_depth": 6}, "search_depth"), ({"downgrade_tile": 100}, "downgrade_tile"),
+    ({"cache_bits": 0}, "cache_bits"), ({"cache_bits": 27}, "cache_bits"),
+    ({"tuples": "0 1 2 3 4 5 6 7; 8 9 10 11 12 13 14 15"}, "at most 536,870,912"),
+    ({"tuples": "0 1 2 3 4 5 6; 8 9 10 11 12 13 14", "stage_tiles": "2048 4096 8192 16384"}, "weights"),
+    ({"stage_tiles": "16384 8192"}, "rise"),
     ({"stage_tiles": "1000"}, "power of 2"), ({"initial_value": "nan"}, "initial_value"),
 ])
 def test_bad_search_and_stage_settings_are_clear(settings, message):
@@ -169,3 +172,13 @@ def test_weight_indices_of_the_default_tuples_by_the_written_out_path_equal_the_
         weight_indices(board, network(weights, layout), fast)
         weight_indices(board, network(weights, layout._replace(default=False)), generic)
         assert fast.tolist() == generic.tolist()
+
+
+def test_the_largest_allowed_network_and_table_are_accepted_beside_the_refused_ones():
+    """8x6-tuples in two stages (268 M weights, TDL2048+'s largest common network) and 2**26 slots are
+    the valid twins of the refused sizes above; np.zeros leaves the pages untouched, so this is cheap."""
+    eight = "; ".join(" ".join(str(c) for c in cells) for cells in (
+        (0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10),
+        (0, 1, 4, 5, 8, 9), (1, 2, 5, 6, 9, 10), (0, 1, 2, 3, 5, 6), (4, 5, 6, 7, 9, 10)))
+    policy = NTuplePolicy(tuples=eight, stage_tiles="16384", cache_bits=26)
+    assert policy.weights.size == 2 * 8 * 16**6 and policy.cache_bits == 26

@@ -173,7 +173,8 @@ def test_coherence_state_round_trip_and_hostile_files(tmp_path):
         TDTrainer(coherent=False).save(str(tmp_path / "nothing"))
     n = policy.weights.shape[0]
     for name, tensors, message in [
-        ("half", {"signed": np.zeros(n, np.float16), "absolute": np.zeros(n, np.float16)}, "dtype float16"),
+        ("half", {"signed": np.zeros(n, np.float16), "absolute": np.zeros(n, np.float16)},
+         "F16 .65536., expected float32"),
         ("nan", {"signed": np.full(n, np.nan, np.float32), "absolute": np.zeros(n, np.float32)}, "finite"),
         ("none", {"weights": np.zeros(n, np.float32)}, "not a td trainer state"),
     ]:
@@ -185,3 +186,22 @@ def test_coherence_state_round_trip_and_hostile_files(tmp_path):
     short.load(str(tmp_path / "short"))
     with pytest.raises(ValueError, match="5 accumulators, the policy 65,536 weights"):
         short.train(policy, env, episodes=1)
+
+
+def test_a_trainer_state_with_rates_above_one_steps_no_larger_than_alpha_beside_a_valid_twin(tmp_path):
+    """|E| <= A per weight on one thread; a hostile state with |E| >> A made every step 1e60 times
+    alpha's (td called it divergence, blaming alpha): the rate is clamped to 1 as the episode learner's."""
+    from safetensors.numpy import save_file
+
+    env = Game2048Env()
+    n = NTuplePolicy(tuples="0 1 2 3; 4 5 6 7").weights.shape[0]
+    results = []
+    for name, signed, absolute in [("valid", 1.0, 1.0), ("hostile", 1e30, 1e-30), ("negative", 1e30, -1.0)]:
+        save_file({"signed": np.full(n, signed, np.float32), "absolute": np.full(n, absolute, np.float32)},
+                  str(tmp_path / name))
+        policy, trainer = NTuplePolicy(tuples="0 1 2 3; 4 5 6 7"), TDTrainer(alpha=0.1, coherent=True, seed=1)
+        trainer.load(str(tmp_path / name))
+        assert trainer.train(policy, env, episodes=20) == 20
+        results.append(np.abs(policy.weights).max())
+    valid, hostile, negative = results
+    assert 0 < hostile < 3 * valid and 0 < negative < 3 * valid

@@ -159,6 +159,19 @@ def test_bad_option_values_are_refused(settings, message):
         TDTrainer(**settings)
 
 
+@pytest.mark.parametrize("name, valid, hostile", [
+    ("threads", 2, 2.5), ("threads", "2", True), ("threads", 1.0, "2.5"), ("coherent_after", 3, 1.5),
+    ("coherent_after", "3", True), ("seed", 7, 2.5), ("seed", "7", "abc"), ("alpha", 1, True),
+    ("seconds", 60, True), ("td_lambda", 0.5, True), ("tc_alpha", "0.5", "fast"),
+    ("coherent", "yes", "maybe"), ("coherent", 1, 2), ("restarts", "true", "ture"), ("restarts", False, "1.0"),
+])
+def test_truncated_numbers_and_unknown_flags_are_refused_beside_a_valid_twin(name, valid, hostile):
+    accepted = getattr(TDTrainer(**{name: valid}), name)
+    assert accepted == (float(valid) if name not in ("coherent", "restarts") else valid in ("yes", 1, "true"))
+    with pytest.raises(ValueError, match=name):
+        TDTrainer(**{name: hostile})
+
+
 def greedy_mean_score(policy, seed: int, games: int) -> float:
     from agentos_policy_ntuple.network import play_games
 
@@ -185,10 +198,34 @@ def test_parallel_training_beats_random_play_and_records_that_it_is_not_reproduc
         assert state.metadata()["reproducible"] == "false" and state.metadata()["threads"] == "2"
     with pytest.raises(NotImplementedError):
         TDTrainer(seed=2).save(str(tmp_path / "single.safetensors"))  # one core: nothing to note
-    with pytest.raises(ValueError, match="threads > 1"):
-        TDTrainer(threads=2, coherent=True).train(NTuplePolicy(tuples=SMALL), None, episodes=1)
     with pytest.raises(ValueError, match="threads"):
         TDTrainer(threads=0)
+
+
+def test_parallel_episode_learner_takes_every_option_and_learns(tmp_path):
+    """Two threads with TD(λ), restarts, two stages and TC on shared weights and accumulators: it
+    beats random play, fills both stages' weights, keeps TC's rates in [0, 1] and saves TC's state
+    marked not reproducible."""
+    states = kernels.seed_states(11, 200)
+    scores, tops, lengths = (np.zeros(200, np.int64) for _ in range(3))
+    kernels.random_games(states, kernels.move_tables(), scores, tops, lengths)
+    random_mean = float(scores.mean())
+    policy = NTuplePolicy(tuples=SMALL, stage_tiles="128")
+    trainer = TDTrainer(seed=3, threads=2, td_lambda=0.5, restarts=True, coherent=True, alpha=0.5)
+    reported: list[float] = []
+    played = trainer.train(policy, None, episodes=400, callback=lambda s, m, info=None: reported.append(s))
+    assert played == len(reported) == 400
+    size = policy.layout.size
+    assert np.count_nonzero(policy.weights[:size]) and np.count_nonzero(policy.weights[size:])
+    signed, absolute = trainer._accumulators
+    assert signed.shape == policy.weights.shape and (np.abs(signed) <= absolute + 1e-3).all()
+    assert greedy_mean_score(policy, 11, 200) > 2 * random_mean
+    trainer.save(str(tmp_path / "state.safetensors"))
+    from safetensors import safe_open
+
+    with safe_open(str(tmp_path / "state.safetensors"), "np") as state:
+        assert state.metadata()["reproducible"] == "false"
+        assert state.get_tensor("absolute").shape == policy.weights.shape
 
 
 PURE_PROBE = """
@@ -223,3 +260,40 @@ def test_the_plain_python_path_of_the_new_options_learns_and_searches_exactly_li
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 1
+
+
+def test_seconds_budget_stops_training_on_time_and_is_checked():
+    import time
+
+    trainer = TDTrainer(seed=4, seconds=1.5)
+    start = time.monotonic()
+    played = trainer.train(NTuplePolicy(tuples=SMALL), None, episodes=10**9)
+    took = time.monotonic() - start
+    assert 1.5 <= took < 10 and 0 < played < 10**9
+    assert TDTrainer(seed=4).train(NTuplePolicy(tuples=SMALL), None, episodes=3) == 3  # no budget: the count
+    for bad in (0, -1, "x", 1e8):
+        with pytest.raises(ValueError):
+            TDTrainer(seconds=bad)
+
+
+def test_trainer_state_headers_are_checked_before_anything_is_read(tmp_path):
+    """A run folder from someone else may hold any trainer state: other tensors, other dtypes or more
+    accumulators than any policy has weights are refused from the header; the saved twin loads."""
+    from agentos_trainer_td._trainer import MAX_ACCUMULATORS
+    from safetensors.numpy import save_file
+
+    good = {"signed": np.zeros(8, np.float32), "absolute": np.ones(8, np.float32)}
+    save_file(good, str(tmp_path / "good.safetensors"))
+    trainer = TDTrainer(coherent=True)
+    trainer.load(str(tmp_path / "good.safetensors"))
+    assert trainer._accumulators[1].sum() == 8
+    hostile = {
+        "extra": {**good, "payload": np.zeros(4, np.float32)},
+        "float64": {"signed": np.zeros(8, np.float64), "absolute": np.ones(8, np.float64)},
+        "matrix": {"signed": np.zeros((2, 4), np.float32), "absolute": np.ones((2, 4), np.float32)},
+    }
+    for name, tensors in hostile.items():
+        save_file(tensors, str(tmp_path / f"{name}.safetensors"))
+        with pytest.raises(ValueError, match="signed and absolute|expected float32"):
+            TDTrainer(coherent=True).load(str(tmp_path / f"{name}.safetensors"))
+    assert MAX_ACCUMULATORS == 1 << 29

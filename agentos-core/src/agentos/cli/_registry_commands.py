@@ -67,7 +67,7 @@ def add_commands(sub) -> None:
     g.add_argument("--episodes", "-n", type=int, default=100, help="with --run: test episodes (default 100)")
     g.add_argument("--seed", type=int, default=0, help="with --run: episode i is seeded SEED + i (default 0)")
     g.add_argument("--quantize", choices=["float16", "int8"],
-                   help="with --run: ship float weights as float16, or int8 with one scale per 4,096 weights")
+                   help="with --run: ship float weights as float16, or int8 with one scale per 256 weights")
     g.add_argument("--replay", metavar="GIF", help="with --run: a GIF of one test episode to ship (default: recorded)")
     g.add_argument("--no-replay", action="store_true", help="with --run: ship no replay")
     g.add_argument("--agent", metavar="PATH", help="with --run: the agent.ini (default: ./agent.ini)")

@@ -26,7 +26,9 @@ def _clean(text) -> str:
 
 def _scheme(quantized: dict) -> str:
     schemes = sorted({entry["scheme"] for entry in quantized.values()})
-    names = {"float16": "float16", "int8": "int8 with one float32 scale per 4,096 weights"}
+    from ._weights import INT8_BLOCK
+
+    names = {"float16": "float16", "int8": f"int8 with one float32 scale per {INT8_BLOCK:,} weights"}
     return "".join(f", {names[s]}" for s in schemes)
 
 

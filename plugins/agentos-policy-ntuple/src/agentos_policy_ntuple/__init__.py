@@ -1,12 +1,14 @@
 """An n-tuple value network for 2048: greedy 1-ply afterstate play, optional expectimax search.
 
-Trained by ``agentos-trainer-td``.  Importing this package imports numpy only; the numba kernels
-load (and compile, or read numba's on-disk cache) on the first decision.  The network itself
+Trained by ``agentos-trainer-td``.  Importing this package imports numpy and numba (through
+``agentos_env_2048.kernels``); the kernels compile, or load numba's on-disk cache, on first use.  The
+host imports it only when an agent uses the policy.  The network itself
 (tuples, layout, value, update and search kernels) is the public module
-:mod:`agentos_policy_ntuple.network`.
+:mod:`agentos_policy_ntuple.network`.  ``MAX_WEIGHTS`` (2 ** 29, all stages) and ``MAX_CACHE_BITS``
+(26) bound what a setting can make it allocate (added in 1.2).
 """
 
-from agentos_policy_ntuple._policy import NTuplePolicy
+from agentos_policy_ntuple._policy import MAX_CACHE_BITS, MAX_WEIGHTS, NTuplePolicy
 
-__all__ = ["NTuplePolicy"]
-__version__ = "1.1.0"
+__all__ = ["MAX_CACHE_BITS", "MAX_WEIGHTS", "NTuplePolicy"]
+__version__ = "1.2.0"

@@ -27,6 +27,9 @@ from agentos_env_2048.kernels import (
 
 #: Szubert & Jaśkowski / Yeh et al.: two straight and two rectangular 6-tuples.
 DEFAULT_TUPLES = ((0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10))
+#: At most this many tuples (each read 8 times a board; papers use 4-17): 33 M one-cell tuples fit
+#: the weight limit but their Python tuples and layout took about 14 GB and a minute to build.
+MAX_TUPLES = 256
 _U = np.uint64
 _S4 = _U(4)
 
@@ -48,6 +51,8 @@ class Layout(NamedTuple):
 
 def parse_tuples(text: str) -> tuple[tuple[int, ...], ...]:
     """Parse ``"0 1 2 3 4 5; 4 5 6 7 8 9"`` (tuples split by ``;``, cells by spaces or commas)."""
+    if text.count(";") > 4 * MAX_TUPLES or len(text) > 64 * MAX_TUPLES:  # before splitting a huge text
+        raise ValueError(f"tuples text is too long ({len(text):,} characters); at most {MAX_TUPLES} tuples")
     tuples = []
     for part in text.split(";"):
         cells = tuple(int(cell) for cell in part.replace(",", " ").split())
@@ -57,7 +62,11 @@ def parse_tuples(text: str) -> tuple[tuple[int, ...], ...]:
 
 
 def validate_tuples(tuples: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
-    """Check tuples: 1-8 distinct cells in 0-15 each, at least one tuple."""
+    """Check tuples: 1-8 distinct cells in 0-15 each, 1 to :data:`MAX_TUPLES` tuples."""
+    if len(tuples) > MAX_TUPLES:
+        raise ValueError(f"at most {MAX_TUPLES} tuples, got {len(tuples):,}")
+    if any(isinstance(cells, (str, bytes)) or not hasattr(cells, "__iter__") for cells in tuples):
+        raise ValueError(f"a tuple is a list of cells 0-15 (text: \"0 1 2; 4 5 6\"), got {list(tuples)[:4]!r}")
     checked = tuple(tuple(int(cell) for cell in cells) for cells in tuples)
     if not checked:
         raise ValueError("n-tuple network needs at least one tuple")
@@ -117,12 +126,13 @@ def _default_indices(board):
 
 
 @njit
-def _default_value(board, weights):
-    """:func:`value` for :data:`DEFAULT_TUPLES`, the weights read directly (the hot path of training)."""
+def _default_value(board, weights, base):
+    """:func:`value` for :data:`DEFAULT_TUPLES` over ``weights[base:]``, read directly (the hot path)."""
     total = 0.0
     symmetric = board
     for symmetry in range(8):
         i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         # float(): sum in float64 in numba and plain Python alike
         total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
@@ -130,11 +140,12 @@ def _default_value(board, weights):
 
 
 @njit
-def _default_add(board, delta, weights):
-    """:func:`add` for :data:`DEFAULT_TUPLES`."""
+def _default_add(board, delta, weights, base):
+    """:func:`add` for :data:`DEFAULT_TUPLES` over ``weights[base:]``."""
     symmetric = board
     for symmetry in range(8):
         i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
         weights[i1] = float(weights[i1]) + delta
         weights[i2] = float(weights[i2]) + delta
@@ -145,14 +156,21 @@ def _default_add(board, delta, weights):
 @njit
 def value(board, net):
     """The value of ``board`` (an afterstate) under ``net`` (see :func:`network`)."""
+    return value_at(board, net, 0)
+
+
+@njit
+def value_at(board, net, base):
+    """:func:`value` with every weight index shifted by ``base`` (a stage's slice, without slicing)."""
     default, weights, segments, counts, offsets = net
+    base = _U(base)
     if default:
-        return _default_value(_U(board), weights)
+        return _default_value(_U(board), weights, base)
     total = 0.0
     symmetric = _U(board)
     for symmetry in range(8):
         for t in range(counts.shape[0]):
-            total += float(weights[offsets[t] + _index(symmetric, segments, counts, t)])
+            total += float(weights[base + offsets[t] + _index(symmetric, segments, counts, t)])
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
     return total
 
@@ -160,14 +178,21 @@ def value(board, net):
 @njit
 def add(board, delta, net):
     """Add ``delta`` to every weight that ``board`` reads."""
+    add_at(board, delta, net, 0)
+
+
+@njit
+def add_at(board, delta, net, base):
+    """:func:`add` with every weight index shifted by ``base``."""
     default, weights, segments, counts, offsets = net
+    base = _U(base)
     if default:
-        _default_add(_U(board), delta, weights)
+        _default_add(_U(board), delta, weights, base)
         return
     symmetric = _U(board)
     for symmetry in range(8):
         for t in range(counts.shape[0]):
-            i = offsets[t] + _index(symmetric, segments, counts, t)
+            i = base + offsets[t] + _index(symmetric, segments, counts, t)
             weights[i] = float(weights[i]) + delta
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 

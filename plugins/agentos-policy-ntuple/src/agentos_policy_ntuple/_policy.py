@@ -7,12 +7,43 @@ import os
 import numpy as np
 from agentos import Policy
 
-from agentos_policy_ntuple._network import DEFAULT_TUPLES, make_layout, parse_tuples, validate_tuples
+from agentos_policy_ntuple._network import DEFAULT_TUPLES, MAX_TUPLES, make_layout, parse_tuples, validate_tuples
 from agentos_policy_ntuple._stages import parse_stage_tiles
 
 MAX_DEPTH = 3
-MAX_SEARCH_DEPTH = 6
+MAX_SEARCH_DEPTH = 5  # depth 6 took 42 s a move: a handed agent.ini could look like a hang
 _SPARSE_BELOW = 1 / 3  # save (index, value) pairs when fewer weights than this are non-zero
+
+
+#: At most this many weights (all stages): 2 GiB of float32, TC's accumulators twice that.
+MAX_WEIGHTS = 1 << 29
+#: At most ``2 ** MAX_CACHE_BITS`` transposition-table slots (25 bytes each).
+MAX_CACHE_BITS = 26
+
+
+def whole_number(name: str, value) -> int:
+    """A whole-number setting: an int, a whole float (``20.0``) or its text; never a bool or ``2.5``
+    (``int()`` would silently make ``2.5`` a 2 and ``true`` a 1)."""
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"{name} must be a whole number, got {value!r}")
+
+
+def real_number(name: str, value) -> float:
+    """A number setting (an int, a float or its text); never a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{name} must be a number, got {value!r}")
 
 
 class NTuplePolicy(Policy):
@@ -26,7 +57,7 @@ class NTuplePolicy(Policy):
     Options (defaults keep the plain network): ``initial_value`` -- optimistic start (OTD): every
     weight starts at ``initial_value / (8 * tuples)`` so every board is first worth that much;
     ``stage_tiles`` -- multi-stage network, e.g. ``"16384"``: a second weight set from the first
-    afterstate holding a 16384 on (:mod:`agentos_policy_ntuple._stages`); ``search_depth`` -- 1-6
+    afterstate holding a 16384 on (:mod:`agentos_policy_ntuple._stages`); ``search_depth`` -- 1-5
     move layers of expectimax with a transposition table of ``2 ** cache_bits`` slots (20);
     ``downgrade_tile`` -- tile-downgrading from that tile on (e.g. 32768; 0 = off).
     """
@@ -43,25 +74,29 @@ class NTuplePolicy(Policy):
             self.tuples = parse_tuples(tuples)
         else:
             self.tuples = validate_tuples(tuples if tuples is not None else DEFAULT_TUPLES)
-        depth = int(depth)
+        depth = whole_number("depth", depth)
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1-{MAX_DEPTH}, got {depth}")
         self.depth = depth
         self.layout = make_layout(self.tuples)
-        self.initial_value = float(initial_value)
+        self.initial_value = real_number("initial_value", initial_value)
         if not np.isfinite(self.initial_value) or abs(self.initial_value) > 1e7:
             raise ValueError(f"initial_value must be a finite number within 1e7, got {initial_value}")
         self.stage_bounds = parse_stage_tiles(stage_tiles)
-        self.search_depth = int(search_depth)
+        self.search_depth = whole_number("search_depth", search_depth)
         if not 0 <= self.search_depth <= MAX_SEARCH_DEPTH:
             raise ValueError(f"search_depth must be 0 (off) or 1-{MAX_SEARCH_DEPTH}, got {search_depth}")
-        self.downgrade_tile = int(downgrade_tile)
+        self.downgrade_tile = whole_number("downgrade_tile", downgrade_tile)
         if self.downgrade_tile and (self.downgrade_tile < 4 or self.downgrade_tile > 32768
                                     or self.downgrade_tile & (self.downgrade_tile - 1)):
             raise ValueError(f"downgrade_tile is 0 (off) or a power of 2 from 4 to 32768, got {downgrade_tile}")
-        self.cache_bits = int(cache_bits)
-        if not 1 <= self.cache_bits <= 30:
-            raise ValueError(f"cache_bits must be 1-30, got {cache_bits}")
+        self.cache_bits = whole_number("cache_bits", cache_bits)
+        if not 1 <= self.cache_bits <= MAX_CACHE_BITS:  # 2**26 slots: 1.6 GB
+            raise ValueError(f"cache_bits must be 1-{MAX_CACHE_BITS}, got {cache_bits}")
+        weights = self.stages * self.layout.size
+        if weights > MAX_WEIGHTS:  # an agent.ini from someone else must not ask for 17 GB a tuple
+            raise ValueError(f"tuples and stage_tiles make {weights:,} weights; at most {MAX_WEIGHTS:,} "
+                             f"(2 GiB of float32; 8x6-tuples in two stages are 268,435,456)")
         self._table = None
         self._last_tile_sum = -1
         self.weights = np.zeros(self.stages * self.layout.size, dtype=np.float32)  # pages untouched until used
@@ -166,11 +201,27 @@ class NTuplePolicy(Policy):
         save_file(tensors, tmp, metadata={"format": "agentos-ntuple-1"})
         os.replace(tmp, path)
 
+    def _read_checkpoint(self, path: str) -> dict:
+        """The tensors :meth:`load` uses, each read only after its header shows it is no larger than this
+        policy's (a run folder from someone else may hold any file); other tensors are not read."""
+        from safetensors import safe_open
+
+        size = self.stages * self.layout.size
+        limits = {"tuples": 8 * MAX_TUPLES,  # tolist() of a million rows: GBs of lists
+                  "stage_exponents": 8, "base": 1, "weights": size, "indices": size, "values": size}
+        with safe_open(path, framework="numpy") as handle:
+            names = [name for name in handle.keys() if name in limits]
+            for name in names:
+                count = int(np.prod(handle.get_slice(name).get_shape(), dtype=object))
+                if count > limits[name]:
+                    why = f"at most {MAX_TUPLES} tuples" if name == "tuples" else "its tuples or stages differ"
+                    raise ValueError(f"checkpoint {name} holds {count:,} values, more than this policy's "
+                                     f"{limits[name]:,} ({why})")
+            return {name: handle.get_tensor(name) for name in names}
+
     def load(self, path: str) -> None:
         """Read a checkpoint written by :meth:`save`; its tuples must match this policy's."""
-        from safetensors.numpy import load_file
-
-        tensors = load_file(path)
+        tensors = self._read_checkpoint(path)
         if "tuples" not in tensors:
             raise ValueError(f"{path} is not an ntuple checkpoint (no tuples)")
         table = tensors["tuples"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from agentos_env_2048.kernels import max_exponent, njit
 
-from agentos_policy_ntuple._network import add, value
+from agentos_policy_ntuple._network import add_at, value_at
 
 
 def parse_stage_tiles(text) -> tuple[int, ...]:
@@ -48,8 +48,15 @@ def stage_of(board, bounds):
 
 
 @njit
+def stage_base(board, bounds, size):
+    """Where the weights of ``board``'s stage start: ``stage_of(board, bounds) * size``."""
+    return stage_of(board, bounds) * size
+
+
+@njit
 def stage_network(net, size, stage):
-    """The network of one stage: the same layout over that stage's slice of the weights."""
+    """The network of one stage: the same layout over that stage's slice of the weights (a new array
+    view per call: hot loops use :func:`stage_base` and the ``_at`` kernels, which make none)."""
     default, weights, segments, counts, offsets = net
     return (default, weights[stage * size : (stage + 1) * size], segments, counts, offsets)
 
@@ -57,13 +64,13 @@ def stage_network(net, size, stage):
 @njit
 def staged_value(board, net, size, bounds):
     """The value of ``board`` under the weights of its own stage."""
-    return value(board, stage_network(net, size, stage_of(board, bounds)))
+    return value_at(board, net, stage_of(board, bounds) * size)
 
 
 @njit
 def staged_add(board, delta, net, size, bounds):
     """Add ``delta`` to the weights ``board`` reads in its own stage."""
-    add(board, delta, stage_network(net, size, stage_of(board, bounds)))
+    add_at(board, delta, net, stage_of(board, bounds) * size)
 
 
 def bounds_array(exponents) -> np.ndarray:

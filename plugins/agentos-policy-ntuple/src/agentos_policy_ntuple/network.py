@@ -21,14 +21,17 @@ plain Python): :func:`value` → float, the value of a board (an afterstate); :f
 delta to every weight a board reads; :func:`weight_indices` fills ``out`` (length ``8 * tuples``)
 with those weights' indices; :func:`best_action` → the move maximising points plus the searched
 afterstate value (``depth`` 1-3: greedy, or expectimax over the spawned tile), -1 when no move is
-legal; :func:`best_actions` → that move for each of N boards (0 when none is legal);
+legal; :func:`value_at` and :func:`add_at` (added in 1.2) read and update with every index shifted
+by ``base`` (a stage's weights, without making a slice); :func:`best_actions` → that move for each
+of N boards (0 when none is legal);
 :func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
 returns the number of moves made.
 Multi-stage networks (added in 1.1)
     :func:`parse_stage_tiles` reads ``"16384"`` into exponents; :func:`bounds_array` makes the int64
     array the kernels take; :func:`stage_of` is how many bounds a board's largest tile reaches;
     :func:`stage_network` is one stage's network over ``weights[stage * size:(stage + 1) * size]``;
-    :func:`staged_value` and :func:`staged_add` value and update a board in its own stage.
+    :func:`staged_value` and :func:`staged_add` value and update a board in its own stage;
+    :func:`stage_base` (1.2) is where a board's stage starts in the flat weights.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from agentos_policy_ntuple._network import (
     DEFAULT_TUPLES,
     Layout,
     add,
+    add_at,
     best_action,
     best_actions,
     make_layout,
@@ -45,11 +49,13 @@ from agentos_policy_ntuple._network import (
     play_games,
     validate_tuples,
     value,
+    value_at,
     weight_indices,
 )
 from agentos_policy_ntuple._stages import (
     bounds_array,
     parse_stage_tiles,
+    stage_base,
     stage_network,
     stage_of,
     staged_add,
@@ -60,6 +66,7 @@ __all__ = [
     "DEFAULT_TUPLES",
     "Layout",
     "add",
+    "add_at",
     "best_action",
     "best_actions",
     "bounds_array",
@@ -68,11 +75,13 @@ __all__ = [
     "parse_stage_tiles",
     "parse_tuples",
     "play_games",
+    "stage_base",
     "stage_network",
     "stage_of",
     "staged_add",
     "staged_value",
     "validate_tuples",
     "value",
+    "value_at",
     "weight_indices",
 ]

@@ -21,7 +21,8 @@ def _add_coherent(board, error, alpha, net, signed, absolute, indices):
     weight_indices(board, net, indices)
     for i in indices:
         total = float(absolute[i])  # float64 in numba and in plain Python alike
-        rate = abs(float(signed[i])) / total if total > 0.0 else 1.0
+        # at most 1: one thread keeps |E| <= A (bit for bit the same), a trainer state from elsewhere may not
+        rate = min(abs(float(signed[i])) / total, 1.0) if total > 0.0 else 1.0
         weights[i] = float(weights[i]) + alpha * rate * error
         signed[i] = float(signed[i]) + error
         absolute[i] = total + abs(error)

@@ -3,17 +3,54 @@
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 from agentos import AgentOSError, Trainer
+from agentos_policy_ntuple import MAX_WEIGHTS
 
 
-def _flag(value) -> bool:
-    return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
+def _flag(name: str, value) -> bool:
+    """A true/false setting; anything else (``"maybe"``, ``2``, a typo) is refused, not read as false."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
+        return text in ("1", "true", "yes", "on")
+    raise ValueError(f"{name} is true or false, got {value!r}")
 
 
-_MOVES_PER_CALL = 50_000  # moves each thread makes per compiled call (the callback hears its games after)
+def _whole(name: str, value) -> int:
+    """A whole-number setting (an int, a whole float or its text); ``int()`` would make 2.5 a 2, true a 1."""
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"{name} must be a whole number, got {value!r}")
+
+
+def _real(name: str, value) -> float:
+    """A number setting (an int, a float or its text); never a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{name} must be a number, got {value!r}")
+
+
+# moves each thread makes per compiled call (under a second; the callback hears its games after)
+_MOVES_PER_CALL = 500_000
 _GAMES_PER_CALL = 4096  # at most this many games per thread and call
+
+
+#: The most accumulators a trainer state may hold: the most weights an ntuple policy may have.
+MAX_ACCUMULATORS = MAX_WEIGHTS
 
 
 class DivergedError(AgentOSError):
@@ -30,13 +67,19 @@ class TDTrainer(Trainer):
     uses 0.5); ``restarts`` -- ziap's restarts from the middle of long games.  Either one, or a
     multi-stage policy (``stage_tiles``), selects the episode-end learner of
     :mod:`agentos_trainer_td._episodes`; without them training is today's online TD(0), bit for bit.
-    ``threads`` -- more than 1 trains online TD(0) on that many cores with lock-free shared weights
-    (:mod:`agentos_trainer_td._parallel`): faster, NOT bit-reproducible from the seed (its trainer
+    ``threads`` -- more than 1 trains on that many cores with lock-free shared weights (and TC
+    accumulators; :mod:`agentos_trainer_td._parallel`), every option available: online TD(0) when
+    none is set, else the episode learner (TC with threads always learns at episode end);
+    faster, NOT bit-reproducible from the seed (its trainer
     state in the run says ``reproducible: false``; games are learned and reported in calls of
-    about 50,000 moves per thread, so the last call may play more games than asked).
+    about 500,000 moves per thread, so the last call may play more games than asked; the threads wait
+    for the slowest one at the end of each call: with calls of 50,000 moves the hour's run of the
+    preset kept 1.67 of 2 cores busy).
     ``coherent_after`` -- with ``coherent``, plain steps for that many games of each ``train``
     call, then TC with ``tc_alpha`` (TDL2048+'s OTD then TC).  Optimistic initial values (OTD)
-    are the policy's ``initial_value``.
+    are the policy's ``initial_value``.  ``seconds`` -- also stop each ``train`` call once this much
+    wall-clock time has passed (checked between calls of the kernel: about 500,000 moves a thread),
+    for recipes whose budget is an hour of this machine rather than a number of games.
 
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
     rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
@@ -51,26 +94,29 @@ class TDTrainer(Trainer):
 
     def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None,
                  td_lambda: float | None = None, restarts: bool = False, coherent_after: int = 0,
-                 tc_alpha: float | None = None, threads: int = 1):
-        alpha = float(alpha)
+                 tc_alpha: float | None = None, threads: int = 1, seconds: float | None = None):
+        alpha = _real("alpha", alpha)
         if not 0.0 < alpha <= 10.0:
             raise ValueError(f"alpha must be in (0, 10], got {alpha}")
         self.alpha = alpha
-        self.coherent = _flag(coherent)
-        self.td_lambda = None if td_lambda in (None, "") else float(td_lambda)
+        self.coherent = _flag("coherent", coherent)
+        self.td_lambda = None if td_lambda in (None, "") else _real("td_lambda", td_lambda)
         if self.td_lambda is not None and not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"td_lambda must be in [0, 1], got {td_lambda}")
-        self.restarts = _flag(restarts)
-        self.threads = int(threads)
+        self.restarts = _flag("restarts", restarts)
+        self.threads = _whole("threads", threads)
         if not 1 <= self.threads <= 256:
             raise ValueError(f"threads must be 1-256, got {threads}")
-        self.coherent_after = int(coherent_after)
+        self.coherent_after = _whole("coherent_after", coherent_after)
         if self.coherent_after < 0:
             raise ValueError(f"coherent_after is a number of games >= 0, got {coherent_after}")
-        self.tc_alpha = alpha if tc_alpha in (None, "") else float(tc_alpha)
+        self.tc_alpha = alpha if tc_alpha in (None, "") else _real("tc_alpha", tc_alpha)
         if not 0.0 < self.tc_alpha <= 10.0:
             raise ValueError(f"tc_alpha must be in (0, 10], got {tc_alpha}")
-        self.seed = seed
+        self.seconds = None if seconds in (None, "") else _real("seconds", seconds)
+        if self.seconds is not None and not 0.0 < self.seconds <= 1e7:
+            raise ValueError(f"seconds is a wall-clock budget in (0, 1e7], got {seconds}")
+        self.seed = None if seed is None else _whole("seed", seed)
         self._accumulators: tuple[np.ndarray, np.ndarray] | None = None
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
@@ -102,22 +148,25 @@ class TDTrainer(Trainer):
         max_moves = steps if steps is not None else float("inf")
         report = self.episode_reporter(callback)
         bounds = np.array(getattr(policy, "stage_bounds", ()), dtype=np.int64)
+        episodic = self.td_lambda is not None or self.restarts or len(bounds) > 0
         if self.threads > 1:
-            if self.coherent or self.td_lambda is not None or self.restarts or len(bounds):
-                raise ValueError("threads > 1 trains plain online TD(0) only (no coherent, td_lambda, "
-                                 "restarts or stage_tiles)")
-            from agentos_trainer_td._parallel import train_parallel, use_threads
+            from agentos_trainer_td._parallel import train_episodes_parallel, train_parallel, use_threads
 
             use_threads(self.threads)
+            lam, size = self.td_lambda or 0.0, policy.layout.size
 
             def play(alpha, coherent, *out):
                 budget = int(min(_MOVES_PER_CALL, max(1, (max_moves - moves) // self.threads)))
                 cap = int(min(capacity, max(1, -(-(max_games - games) // self.threads))))
-                made = train_parallel(states, budget, alpha, net, tables, *(a[: cap * self.threads] for a in out),
-                                      counts)
+                out = tuple(a[: cap * self.threads] for a in out)
+                if episodic or coherent:
+                    made = train_episodes_parallel(states, budget, alpha, lam, self.restarts, coherent, net, size,
+                                                   bounds, signed, absolute, tables, *out, counts)
+                else:
+                    made = train_parallel(states, budget, alpha, net, tables, *out, counts)
                 slots[:] = [t * cap + g for t in range(self.threads) for g in range(int(counts[t]))]
                 return -1 if (made < 0).any() else int(made.sum())
-        elif self.td_lambda is not None or self.restarts or len(bounds):
+        elif episodic:
             lam, size = self.td_lambda or 0.0, policy.layout.size
 
             def play(alpha, coherent, *out):
@@ -129,7 +178,10 @@ class TDTrainer(Trainer):
                 return train_games(states, 1, alpha, coherent, net, signed, absolute, tables, *out)
 
         self._check_finite(policy, "before training")
+        deadline = None if self.seconds is None else time.monotonic() + self.seconds
         while games < max_games and moves < max_moves:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             coherent = self.coherent and games >= self.coherent_after
             made = play(self.tc_alpha if coherent else self.alpha, coherent, score, top, length)
             if made < 0:
@@ -162,19 +214,33 @@ class TDTrainer(Trainer):
         with ``threads`` > 1 a record that the run is not bit-reproducible (``reproducible: false``)."""
         from safetensors.numpy import save_file
 
+        note = {"format": "agentos-td-tc-1"}
         if self.threads > 1:
             note = {"format": "agentos-td-parallel-1", "reproducible": "false", "threads": str(self.threads)}
-            save_file({"signed": np.zeros(1, np.float32), "absolute": np.zeros(1, np.float32)}, path, metadata=note)
-            return
-        if not self.coherent or self._accumulators is None:
+        if self.coherent and self._accumulators is not None:
+            signed, absolute = self._accumulators
+        elif self.threads > 1:
+            signed = absolute = np.zeros(1, np.float32)
+        else:
             raise NotImplementedError("td keeps state only with coherent = true")
-        signed, absolute = self._accumulators
-        save_file({"signed": signed, "absolute": absolute}, path, metadata={"format": "agentos-td-tc-1"})
+        save_file({"signed": signed, "absolute": absolute}, path, metadata=note)
 
     def load(self, path: str) -> None:
-        """Read accumulators written by :meth:`save` (float32 vectors of one length, finite)."""
+        """Read accumulators written by :meth:`save` (float32 vectors of one length, finite).  The header
+        is checked before any tensor is read: a run folder from someone else may hold any file."""
+        from safetensors import safe_open
         from safetensors.numpy import load_file
 
+        with safe_open(path, framework="numpy") as handle:
+            names = set(handle.keys())
+            if names != {"signed", "absolute"}:
+                raise ValueError(f"not a td trainer state (tensors {sorted(names)[:4]}, expected signed and absolute)")
+            for name in names:
+                piece = handle.get_slice(name)
+                shape, dtype = tuple(piece.get_shape()), piece.get_dtype()
+                if dtype != "F32" or len(shape) != 1 or shape[0] > MAX_ACCUMULATORS:
+                    raise ValueError(f"{name} is {dtype} {list(shape)}, expected float32 of at most "
+                                     f"{MAX_ACCUMULATORS:,} values (the ntuple policy's weight limit)")
         tensors = load_file(path)
         signed, absolute = tensors.get("signed"), tensors.get("absolute")
         if signed is None or absolute is None:
