@@ -326,5 +326,5 @@ def test_packed_rows_learn_bit_for_bit_what_the_separate_arrays_learn(coherent, 
                                    bounds, signed, absolute, kernels.move_tables(), *out)
         results.append((moves, out, policy.weights, signed, absolute))
     (m1, o1, *arrays1), (m2, o2, *arrays2) = results
-    assert m1 == m2 > 0 and all(np.array_equal(a, b) for a, b in zip(o1, o2))
-    assert all(np.array_equal(a, b) for a, b in zip(arrays1, arrays2)) and np.count_nonzero(arrays1[0])
+    assert m1 == m2 > 0 and all(np.array_equal(a, b) for a, b in zip(o1, o2, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(arrays1, arrays2, strict=True)) and np.count_nonzero(arrays1[0])
