@@ -14,6 +14,8 @@ short and cache-friendly), except `otd_tc`, which starts from its optimistic val
 * ``parallel_tc``: ``td_lambda`` + TC (alpha 1.0, ziap/2048-tdl's recipe) on ``--threads`` cores,
   lock-free shared weights and accumulators -- to be read against ``tc`` (the same on one core).
 * ``tc``: ``td_lambda`` + TC from zero weights, one core.
+* ``tc_packed``, ``parallel_tc_packed``: ``tc`` and ``parallel_tc`` over packed rows ``[w, E, A, 0]``
+  (:mod:`agentos_trainer_td._packed`, what the trainer uses for the default tuples since 1.3.1).
 * ``parallel_1``, ``parallel_tc_1``: the parallel kernels with one thread (one rng slot): the same
   compiled code as their two-thread rows, so their ratio is the two-core speed-up.
 * ``search d``: moves/s of whole games played with expectimax depth d (transposition table of
@@ -47,8 +49,12 @@ class Trainer:
         self.tables, self.net = move_tables(), self.policy.network
         slots = 1 if kind.endswith("_1") else threads if kind.startswith("parallel") else 1
         self.states = seed_states(0, slots)
-        size = self.policy.weights.size if kind in ("otd_tc", "tc", "parallel_tc", "parallel_tc_1") else 1
+        size = self.policy.weights.size if "tc" in kind else 1
         self.signed, self.absolute = np.zeros(size, np.float32), np.zeros(size, np.float32)
+        if kind.endswith("packed"):
+            from agentos_trainer_td._packed import pack
+
+            self.rows = pack(self.policy.weights, self.signed, self.absolute)
         self.out = [np.zeros(4096 * slots, np.int64) for _ in range(3)]
         self.bounds = np.zeros(0, np.int64)
         self.run(1)  # compile or load the cache outside the clock
@@ -64,6 +70,18 @@ class Trainer:
         if self.kind in ("parallel", "parallel_1"):
             counts = np.zeros(len(self.states), np.int64)
             return int(train_parallel(self.states, 1000 * games, 0.1, self.net, self.tables, *self.out, counts).sum())
+        if self.kind == "tc_packed":
+            from agentos_trainer_td._packed import train_episodes as train_packed
+
+            return train_packed(self.states, games, 1.0, 0.5, True, True, self.rows, self.policy.layout.size,
+                                self.bounds, self.tables, *self.out)
+        if self.kind == "parallel_tc_packed":
+            from agentos_trainer_td._parallel import train_packed_parallel
+
+            counts = np.zeros(len(self.states), np.int64)
+            return int(train_packed_parallel(self.states, 1000 * games, 1.0, 0.5, True, True, self.rows,
+                                             self.policy.layout.size, self.bounds, self.tables, *self.out,
+                                             counts).sum())
         if self.kind in ("parallel_tc", "parallel_tc_1"):
             counts = np.zeros(len(self.states), np.int64)
             return int(train_episodes_parallel(self.states, 1000 * games, 1.0, 0.5, True, True, self.net,
@@ -117,7 +135,8 @@ def main() -> None:
     from agentos_trainer_td._parallel import use_threads
 
     use_threads(args.threads)
-    kinds = ("td", "parallel_1", "parallel", "td_lambda", "otd_tc", "tc", "parallel_tc_1", "parallel_tc")
+    kinds = ("td", "parallel_1", "parallel", "td_lambda", "otd_tc", "tc", "parallel_tc_1", "parallel_tc",
+             "tc_packed", "parallel_tc_packed")
     start = None
     if args.pretrain > 0:  # games of realistic length: a network that already plays (TD(0), one core)
         warm = Trainer("td", 1)

@@ -204,8 +204,8 @@ def test_parallel_training_beats_random_play_and_records_that_it_is_not_reproduc
 
 def test_parallel_episode_learner_takes_every_option_and_learns(tmp_path):
     """Two threads with TD(λ), restarts, two stages and TC on shared weights and accumulators: it
-    beats random play, fills both stages' weights, keeps TC's rates in [0, 1] and saves TC's state
-    marked not reproducible."""
+    beats random play, fills both stages' weights and TC's sums, and saves TC's state marked not
+    reproducible."""
     states = kernels.seed_states(11, 200)
     scores, tops, lengths = (np.zeros(200, np.int64) for _ in range(3))
     kernels.random_games(states, kernels.move_tables(), scores, tops, lengths)
@@ -218,7 +218,9 @@ def test_parallel_episode_learner_takes_every_option_and_learns(tmp_path):
     size = policy.layout.size
     assert np.count_nonzero(policy.weights[:size]) and np.count_nonzero(policy.weights[size:])
     signed, absolute = trainer._accumulators
-    assert signed.shape == policy.weights.shape and (np.abs(signed) <= absolute + 1e-3).all()
+    # shared sums: a lost increment can leave |E| above A (the learner clamps the rate), never negative A
+    assert signed.shape == policy.weights.shape and np.isfinite(signed).all() and (absolute >= 0).all()
+    assert absolute.any()
     assert greedy_mean_score(policy, 11, 200) > 2 * random_mean
     trainer.save(str(tmp_path / "state.safetensors"))
     from safetensors import safe_open
@@ -297,3 +299,32 @@ def test_trainer_state_headers_are_checked_before_anything_is_read(tmp_path):
         with pytest.raises(ValueError, match="signed and absolute|expected float32"):
             TDTrainer(coherent=True).load(str(tmp_path / f"{name}.safetensors"))
     assert MAX_ACCUMULATORS == 1 << 29
+
+
+@pytest.mark.parametrize("coherent, stage_tiles", [(True, ""), (False, ""), (True, "256")])
+def test_packed_rows_learn_bit_for_bit_what_the_separate_arrays_learn(coherent, stage_tiles):
+    """The default tuples learn over packed rows [w, E, A, 0] (faster); the numbers, the games and the
+    sums are exactly those of the learner over separate arrays, with TC or without, in stages."""
+    from agentos_trainer_td._episodes import train_episodes
+    from agentos_trainer_td._packed import pack, unpack
+    from agentos_trainer_td._packed import train_episodes as train_packed
+
+    results = []
+    for packed in (False, True):
+        policy = NTuplePolicy(stage_tiles=stage_tiles)
+        size, bounds = policy.layout.size, bounds_array(policy.stage_bounds)
+        signed, absolute = (np.zeros(policy.weights.size, np.float32) for _ in range(2))
+        out = [np.zeros(40, np.int64) for _ in range(3)]
+        alpha = 1.0 if coherent else 0.1
+        if packed:
+            rows = pack(policy.weights, signed, absolute)
+            moves = train_packed(kernels.seed_states(5, 1), 40, alpha, 0.5, True, coherent, rows, size, bounds,
+                                 kernels.move_tables(), *out)
+            unpack(rows, policy.weights, signed, absolute)
+        else:
+            moves = train_episodes(kernels.seed_states(5, 1), 40, alpha, 0.5, True, coherent, policy.network, size,
+                                   bounds, signed, absolute, kernels.move_tables(), *out)
+        results.append((moves, out, policy.weights, signed, absolute))
+    (m1, o1, *arrays1), (m2, o2, *arrays2) = results
+    assert m1 == m2 > 0 and all(np.array_equal(a, b) for a, b in zip(o1, o2, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(arrays1, arrays2, strict=True)) and np.count_nonzero(arrays1[0])

@@ -26,6 +26,7 @@ import os
 
 import numpy as np
 
+from agentos_trainer_td import _packed
 from agentos_trainer_td._episodes import PATH, play_episode
 from agentos_trainer_td._td import play_and_learn
 
@@ -69,7 +70,7 @@ def _prange(n):  # replaced by numba.prange inside the compiled kernel
 
 def _kernel():
     """The compiled kernel (built on first use: importing this module compiles nothing)."""
-    global _TRAIN, _EPISODES
+    global _TRAIN, _EPISODES, _PACKED
     if _TRAIN is None:
         try:
             import numba
@@ -132,12 +133,40 @@ def _kernel():
                 states[thread] = rng[0]
             return made
 
+        def train_packed_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds,
+                                  tables, scores, max_exponents, lengths, games):
+            threads = states.shape[0]
+            capacity = scores.shape[0] // threads
+            step = alpha / 32
+            made = np.zeros(threads, dtype=np.int64)
+            for thread in prange(threads):
+                indices = np.empty(32, dtype=np.uint64)
+                rng = np.empty(8, dtype=np.uint64)
+                rng[0] = states[thread]
+                path = np.empty(PATH, dtype=np.uint64)
+                points = np.empty(PATH, dtype=np.float64)
+                played = 0
+                while made[thread] < moves_per_thread and played < capacity:
+                    moves, score, top, length, path, points = _packed.play_episode(
+                        rng, 0, step, lam, restarts, coherent, packed, size, bounds, tables, path, points, indices)
+                    if moves < 0:
+                        made[thread] = -1
+                        break
+                    slot = thread * capacity + played
+                    scores[slot], max_exponents[slot], lengths[slot] = score, top, length
+                    made[thread] += moves
+                    played += 1
+                games[thread] = played
+                states[thread] = rng[0]
+            return made
+
         _TRAIN = _compile(train_parallel)
         _EPISODES = _compile(train_episodes_parallel)
-    return _TRAIN, _EPISODES
+        _PACKED = _compile(train_packed_parallel)
+    return _TRAIN, _EPISODES, _PACKED
 
 
-_TRAIN = _EPISODES = None
+_TRAIN = _EPISODES = _PACKED = None
 
 
 def train_parallel(states, moves_per_thread, alpha, net, tables, scores, max_exponents, lengths, games) -> np.ndarray:
@@ -154,3 +183,10 @@ def train_episodes_parallel(states, moves_per_thread, alpha, lam, restarts, cohe
     restarts, stages, TC with shared accumulators ``signed``/``absolute``); moves count restarts."""
     return _kernel()[1](states, moves_per_thread, alpha, lam, restarts, coherent, net, size, bounds, signed,
                         absolute, tables, scores, max_exponents, lengths, games)
+
+
+def train_packed_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds, tables,
+                          scores, max_exponents, lengths, games) -> np.ndarray:
+    """:func:`train_episodes_parallel` on the packed rows of :mod:`agentos_trainer_td._packed`."""
+    return _kernel()[2](states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds, tables,
+                        scores, max_exponents, lengths, games)

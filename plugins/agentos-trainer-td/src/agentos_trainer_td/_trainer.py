@@ -125,6 +125,8 @@ class TDTrainer(Trainer):
         from agentos_env_2048.kernels import move_tables, seed_states
 
         from agentos_trainer_td._episodes import train_episodes
+        from agentos_trainer_td._packed import pack, unpack
+        from agentos_trainer_td._packed import train_episodes as train_packed
         from agentos_trainer_td._td import train_games
 
         if not hasattr(policy, "layout") or not hasattr(policy, "weights"):
@@ -149,8 +151,15 @@ class TDTrainer(Trainer):
         report = self.episode_reporter(callback)
         bounds = np.array(getattr(policy, "stage_bounds", ()), dtype=np.int64)
         episodic = self.td_lambda is not None or self.restarts or len(bounds) > 0
+        # the default tuples learn episodes over packed rows [w, E, A, 0]: the same numbers, faster
+        packed = pack(policy.weights, signed, absolute) if episodic and policy.layout.default else None
         if self.threads > 1:
-            from agentos_trainer_td._parallel import train_episodes_parallel, train_parallel, use_threads
+            from agentos_trainer_td._parallel import (
+                train_episodes_parallel,
+                train_packed_parallel,
+                train_parallel,
+                use_threads,
+            )
 
             use_threads(self.threads)
             lam, size = self.td_lambda or 0.0, policy.layout.size
@@ -159,7 +168,10 @@ class TDTrainer(Trainer):
                 budget = int(min(_MOVES_PER_CALL, max(1, (max_moves - moves) // self.threads)))
                 cap = int(min(capacity, max(1, -(-(max_games - games) // self.threads))))
                 out = tuple(a[: cap * self.threads] for a in out)
-                if episodic or coherent:
+                if packed is not None:
+                    made = train_packed_parallel(states, budget, alpha, lam, self.restarts, coherent, packed, size,
+                                                 bounds, tables, *out, counts)
+                elif episodic or coherent:
                     made = train_episodes_parallel(states, budget, alpha, lam, self.restarts, coherent, net, size,
                                                    bounds, signed, absolute, tables, *out, counts)
                 else:
@@ -170,6 +182,9 @@ class TDTrainer(Trainer):
             lam, size = self.td_lambda or 0.0, policy.layout.size
 
             def play(alpha, coherent, *out):
+                if packed is not None:
+                    return train_packed(states, 1, alpha, lam, self.restarts, coherent, packed, size, bounds,
+                                        tables, *out)
                 return train_episodes(states, 1, alpha, lam, self.restarts, coherent, net, size,
                                       bounds, signed, absolute, tables, *out)
         else:
@@ -179,21 +194,25 @@ class TDTrainer(Trainer):
 
         self._check_finite(policy, "before training")
         deadline = None if self.seconds is None else time.monotonic() + self.seconds
-        while games < max_games and moves < max_moves:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            coherent = self.coherent and games >= self.coherent_after
-            made = play(self.tc_alpha if coherent else self.alpha, coherent, score, top, length)
-            if made < 0:
-                self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
-            moves += made
-            stop = False
-            for g in slots:
-                games += 1
-                info = {"score": int(score[g]), "max_tile": 1 << int(top[g])}
-                stop = report(float(score[g]), int(length[g]), info) is False or stop
-            if stop:
-                break
+        try:
+            while games < max_games and moves < max_moves:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                coherent = self.coherent and games >= self.coherent_after
+                made = play(self.tc_alpha if coherent else self.alpha, coherent, score, top, length)
+                if made < 0:
+                    self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
+                moves += made
+                stop = False
+                for g in slots:
+                    games += 1
+                    info = {"score": int(score[g]), "max_tile": 1 << int(top[g])}
+                    stop = report(float(score[g]), int(length[g]), info) is False or stop
+                if stop:
+                    break
+        finally:  # what was learned reaches the policy, even when a callback stops training by raising
+            if packed is not None:
+                unpack(packed, policy.weights, signed, absolute)
         self._check_finite(policy, f"after {games:,} games")
         return games
 
