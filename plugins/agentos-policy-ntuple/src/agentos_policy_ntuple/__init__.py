@@ -5,10 +5,11 @@ Trained by ``agentos-trainer-td``.  Importing this package imports numpy and num
 host imports it only when an agent uses the policy.  The network itself
 (tuples, layout, value, update and search kernels) is the public module
 :mod:`agentos_policy_ntuple.network`.  ``MAX_WEIGHTS`` (2 ** 29, all stages) and ``MAX_CACHE_BITS``
-(26) bound what a setting can make it allocate (added in 1.2).
+(26) bound what a setting can make it allocate (added in 1.2); ``whole_number`` and ``real_number``
+parse settings without ``int()``'s silent truncation (public in 1.2.1, used by agentos-trainer-td).
 """
 
-from agentos_policy_ntuple._policy import MAX_CACHE_BITS, MAX_WEIGHTS, NTuplePolicy
+from agentos_policy_ntuple._policy import MAX_CACHE_BITS, MAX_WEIGHTS, NTuplePolicy, real_number, whole_number
 
-__all__ = ["MAX_CACHE_BITS", "MAX_WEIGHTS", "NTuplePolicy"]
-__version__ = "1.2.0"
+__all__ = ["MAX_CACHE_BITS", "MAX_WEIGHTS", "NTuplePolicy", "real_number", "whole_number"]
+__version__ = "1.2.1"

@@ -8,6 +8,8 @@ import time
 import numpy as np
 from agentos import AgentOSError, Trainer
 from agentos_policy_ntuple import MAX_WEIGHTS
+from agentos_policy_ntuple import real_number as _real
+from agentos_policy_ntuple import whole_number as _whole
 
 
 def _flag(name: str, value) -> bool:
@@ -18,30 +20,6 @@ def _flag(name: str, value) -> bool:
     if text in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
         return text in ("1", "true", "yes", "on")
     raise ValueError(f"{name} is true or false, got {value!r}")
-
-
-def _whole(name: str, value) -> int:
-    """A whole-number setting (an int, a whole float or its text); ``int()`` would make 2.5 a 2, true a 1."""
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value)
-    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be a whole number, got {value!r}")
-
-
-def _real(name: str, value) -> float:
-    """A number setting (an int, a float or its text); never a bool."""
-    if not isinstance(value, (bool, np.bool_)):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            pass
-    raise ValueError(f"{name} must be a number, got {value!r}")
 
 
 # moves each thread makes per compiled call (under a second; the callback hears its games after)
