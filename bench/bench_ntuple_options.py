@@ -69,7 +69,7 @@ class Trainer:
             return train_games(rng, games, budget, 0.1, False, self.net, self.signed, self.absolute, self.tables,
                                *out)
         alpha = 1.0 if self.coherent else 0.1
-        return train_episodes(rng, games, budget, alpha, 0.5, True, self.coherent, self.rows, self.net,
+        return train_episodes(rng, games, budget, alpha, 0.5, True, self.coherent, self.rows, 0, 32,
                               self.policy.layout.size, self.bounds, self.tables, *out)
 
     def __call__(self, seconds: float) -> tuple[float, float]:

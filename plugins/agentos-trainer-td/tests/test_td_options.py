@@ -70,7 +70,7 @@ def test_lambda_returns_match_a_hand_computed_three_move_game():
         net = network(weights, layout_policy.layout)
         path = np.array([corners(2), corners(1), corners(3)], np.uint64)
         points = np.array([0.0, 4.0, 8.0])
-        indices = np.empty(8, np.int64)
+        indices = np.empty(8, np.uint64)
         rows = weights.reshape(-1, 1)  # the learner's rows: without TC, the weights themselves
         ok = learn(path, points, 3, lam, (1 / 16) / 8, False, rows, net, 16, bounds_array(()), indices)
         assert ok
@@ -306,20 +306,22 @@ def test_the_learner_values_boards_bit_for_bit_as_the_policy_does(tuples, stage_
     """The episode learner reads its rows in the order ``value_at`` reads the weights (grouped for the
     default tuples, one after another for others), so it plays the policy's own greedy moves."""
     from agentos_policy_ntuple.network import stage_base, value_at
-    from agentos_trainer_td._rows import pack, row_value
+    from agentos_trainer_td._rows import learner_layout, pack, row_value
 
     policy = NTuplePolicy(tuples=tuples, stage_tiles=stage_tiles)
     rng = np.random.default_rng(0)
     policy.weights[:] = rng.normal(0, 1000, policy.weights.size).astype(np.float32)
     net, size, bounds = policy.network, policy.layout.size, bounds_array(policy.stage_bounds)
     sums = np.zeros(policy.weights.size, np.float32)
-    scratch = np.empty(8 * len(policy.tuples), np.int64)
+    scratch = np.empty(8 * len(policy.tuples), np.uint64)
+    layout = learner_layout(policy)
+    assert (layout == 0) == (tuples is None)  # the default tuples' kernels never take the network
     for rows in (pack(policy.weights, np.zeros(1), np.zeros(1)), pack(policy.weights, sums, sums)):
         assert rows.shape[1] in (1, 4)
         for _ in range(300):
             board = kernels.board_from_cells(rng.integers(0, 10, (4, 4)))
             base = stage_base(board, bounds, size)
-            assert row_value(board, rows, net, base, scratch) == value_at(board, net, base)
+            assert row_value(board, rows, layout, base, scratch) == value_at(board, net, base)
 
 
 @pytest.mark.parametrize("stage_tiles", ["", "256"])
@@ -339,7 +341,7 @@ def test_one_column_and_four_column_rows_learn_the_same(stage_tiles):
         assert rows.shape == (policy.weights.size, width)
         out = [np.zeros(40, np.int64) for _ in range(3)]
         moves, played = train_episodes(kernels.seed_states(5, 1), 40, 1 << 62, 0.1, 0.5, True, False, rows,
-                                       policy.network, size, bounds, kernels.move_tables(), *out)
+                                       policy.network, 16, size, bounds, kernels.move_tables(), *out)
         unpack(rows, policy.weights, signed, absolute)
         results.append((moves, played, out, policy.weights))
     (m1, p1, o1, w1), (m2, p2, o2, w2) = results

@@ -38,13 +38,13 @@ PATH = 1 << 15  # afterstates kept per segment before the buffers grow
 
 
 @njit
-def learn(path, points, n, lam, step, coherent, rows, net, size, bounds, indices):
+def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
     """Learn one segment's afterstates ``path[:n]`` backwards (see the module); False when a TD error is
     not a finite number.  Each afterstate's indices serve its value, its update and its new value."""
     exact = 0.0
     for t in range(n - 1, -1, -1):
         board = path[t]
-        row_indices(board, net, stage_base(board, bounds, size), indices)
+        row_indices(board, layout, stage_base(board, bounds, size), indices)
         total = 0.0
         for i in indices:
             total += float(rows[i, 0])
@@ -71,25 +71,25 @@ def learn(path, points, n, lam, step, coherent, rows, net, size, bounds, indices
 
 
 @njit
-def _greedy(board, rows, net, size, bounds, tables, scratch):
+def _greedy(board, rows, layout, size, bounds, tables, scratch):
     best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
     for action in range(4):
         after, points = move(board, action, tables)
         if after == board:
             continue
-        v = points + row_value(after, rows, net, stage_base(after, bounds, size), scratch)
+        v = points + row_value(after, rows, layout, stage_base(after, bounds, size), scratch)
         if v > best_value:
             best, best_value, best_after, best_points = action, v, after, points
     return best, best_after, best_points
 
 
 @njit
-def play_episode(states, slot, step, lam, restarts, coherent, rows, net, size, bounds, tables, path, points,
+def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points,
                  indices):
     """One game on rng ``slot``, learned segment by segment: (moves made with restarts, first segment's
     score, its largest exponent, its length, path, points); moves is -1 as soon as a TD error is not
     finite.  ``path``/``points`` are the caller's buffers, returned grown if a segment outran them."""
-    scratch = np.empty(indices.shape[0], dtype=np.int64)
+    scratch = np.empty(indices.shape[0], dtype=np.uint64)
     board = new_board(states, slot)
     moves = 0
     first_score, first_top, first_length = 0, 0, 0
@@ -98,7 +98,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, net, size, b
         n = 0
         score = 0
         while True:
-            best, after, gained = _greedy(board, rows, net, size, bounds, tables, scratch)
+            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, scratch)
             if best < 0:
                 break
             if n == path.shape[0]:
@@ -112,7 +112,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, net, size, b
         if first:
             first_score, first_top, first_length = score, max_exponent(board), n
             first = False
-        if not learn(path, points, n, lam, step, coherent, rows, net, size, bounds, indices):
+        if not learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
             return -1, first_score, first_top, first_length, path, points
         if not restarts or n <= _RESTART_ABOVE:
             break
@@ -121,12 +121,13 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, net, size, b
 
 
 @njit_nogil
-def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, net, size, bounds, tables, scores,
-                   max_exponents, lengths):
+def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, layout, features, size, bounds,
+                   tables, scores, max_exponents, lengths):
     """Play and learn games on rng slot 0 until ``games`` were played or ``budget`` moves made (a game
     is never cut); (moves made with restarts, games played), moves -1 as soon as a TD error is not
-    finite.  ``scores``/``max_exponents``/``lengths`` get each game's first segment."""
-    indices = np.empty(8 * net[3].shape[0], dtype=np.int64)
+    finite.  ``scores``/``max_exponents``/``lengths`` get each game's first segment.  ``layout`` is
+    :func:`~agentos_trainer_td._rows.learner_layout`'s, ``features`` the ``8 * tuples`` weights a board reads."""
+    indices = np.empty(features, dtype=np.uint64)
     step = alpha / indices.shape[0]
     path = np.empty(PATH, dtype=np.uint64)
     points = np.empty(PATH, dtype=np.float64)
@@ -134,7 +135,7 @@ def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, 
     played = 0
     while played < games and moves < budget:
         made, score, top, length, path, points = play_episode(
-            states, 0, step, lam, restarts, coherent, rows, net, size, bounds, tables, path, points, indices)
+            states, 0, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points, indices)
         if made < 0:
             return -1, played
         scores[played], max_exponents[played], lengths[played] = score, top, length

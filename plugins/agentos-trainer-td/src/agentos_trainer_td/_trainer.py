@@ -215,7 +215,10 @@ class _Run:
 
     def __init__(self, trainer, policy, tables, bounds, rows, signed, absolute, states, max_games, max_moves, report):
         self.trainer, self.tables, self.bounds, self.rows = trainer, tables, bounds, rows
+        from agentos_trainer_td._rows import learner_layout
+
         self.net, self.size = policy.network, policy.layout.size
+        self.layout, self.features = learner_layout(policy), 8 * len(policy.tuples)
         self.signed, self.absolute, self.states = signed, absolute, states
         self.max_games, self.max_moves, self.report = max_games, max_moves, report
         self.lam = trainer.td_lambda or 0.0
@@ -255,7 +258,7 @@ class _Run:
         alpha, coherent = self.step_size()
         if self.rows is not None:
             return train_episodes(rng, games, budget, alpha, self.lam, self.trainer.restarts, coherent, self.rows,
-                                  self.net, self.size, self.bounds, self.tables, *out)
+                                  self.layout, self.features, self.size, self.bounds, self.tables, *out)
         return train_games(rng, games, budget, alpha, coherent, self.net, self.signed, self.absolute, self.tables, *out)
 
     def heard(self, made: int, results) -> None:
