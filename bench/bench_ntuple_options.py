@@ -7,17 +7,15 @@ on a shared machine.  Every trainer keeps training its own copy of one 4x6-tuple
 trained for `--pretrain` seconds first (games of realistic length; from scratch the first games are
 short and cache-friendly), except `otd_tc`, which starts from its optimistic values.
 
-* ``td``: today's online TD(0) kernel, one core (``train_games``).
-* ``td_lambda``: episode-end TD(λ = 0.5) with restarts (``train_episodes``), one core.
+* ``td``: online TD(0) (``_td.train_games``), one core.
+* ``td_lambda``: episode-end TD(λ = 0.5) with restarts (``_episodes.train_episodes``), one core.
 * ``otd_tc``: ``td_lambda`` + TC from an optimistic start (initial value 320,000), one core.
-* ``parallel``: online TD(0) on ``--threads`` cores, lock-free shared weights.
-* ``parallel_tc``: ``td_lambda`` + TC (alpha 1.0, ziap/2048-tdl's recipe) on ``--threads`` cores,
-  lock-free shared weights and accumulators -- to be read against ``tc`` (the same on one core).
-* ``tc``: ``td_lambda`` + TC from zero weights, one core.
-* ``tc_packed``, ``parallel_tc_packed``: ``tc`` and ``parallel_tc`` over packed rows ``[w, E, A, 0]``
-  (:mod:`agentos_trainer_td._packed`, what the trainer uses for the default tuples since 1.3.1).
-* ``parallel_1``, ``parallel_tc_1``: the parallel kernels with one thread (one rng slot): the same
-  compiled code as their two-thread rows, so their ratio is the two-core speed-up.
+* ``tc``: ``td_lambda`` + TC at alpha 1.0 (ziap/2048-tdl's recipe, the preset's learner), one core:
+  rows ``[w, E, A, 0]``.
+* ``parallel``, ``parallel_tc``: ``td`` and ``tc`` on ``--threads`` threads with shared weights (and
+  sums), through the trainer's own free-running threads (``_parallel.free_running``, chunks of 200,000
+  moves), to be read against ``td`` and ``tc``;
+  ``parallel_1``, ``parallel_tc_1``: the same machinery with one thread.
 * ``search d``: moves/s of whole games played with expectimax depth d (transposition table of
   2**20 slots) by the ``td`` network, as it stands after training.
 
@@ -34,6 +32,8 @@ import time
 
 import numpy as np
 
+CHUNK = 200_000  # moves a thread plays per chunk, as the trainer
+
 
 class Trainer:
     """One network, trained a little more every round by one of the kernels."""
@@ -41,62 +41,50 @@ class Trainer:
     def __init__(self, kind: str, threads: int, start: np.ndarray | None = None):
         from agentos_env_2048.kernels import move_tables, seed_states
         from agentos_policy_ntuple import NTuplePolicy
+        from agentos_trainer_td._parallel import thread_rng
+        from agentos_trainer_td._rows import pack
 
         self.kind = kind
         self.policy = NTuplePolicy(initial_value=320000 if kind == "otd_tc" else 0.0)
         if start is not None and kind != "otd_tc":  # OTD starts from its optimistic values
             self.policy.weights[:] = start
         self.tables, self.net = move_tables(), self.policy.network
-        slots = 1 if kind.endswith("_1") else threads if kind.startswith("parallel") else 1
-        self.states = seed_states(0, slots)
-        size = self.policy.weights.size if "tc" in kind else 1
-        self.signed, self.absolute = np.zeros(size, np.float32), np.zeros(size, np.float32)
-        if kind.endswith("packed"):
-            from agentos_trainer_td._packed import pack
-
-            self.rows = pack(self.policy.weights, self.signed, self.absolute)
-        self.out = [np.zeros(4096 * slots, np.int64) for _ in range(3)]
+        self.threads = 1 if kind.endswith("_1") or not kind.startswith("parallel") else threads
+        self.rngs = [thread_rng(seed_states(0, self.threads), t) for t in range(self.threads)]
+        self.coherent = "tc" in kind
+        size = self.policy.weights.size if self.coherent else 1
+        signed, absolute = np.zeros(size, np.float32), np.zeros(size, np.float32)
+        self.signed, self.absolute = signed, absolute
+        self.rows = None if kind in ("td", "parallel", "parallel_1") else pack(self.policy.weights, signed, absolute)
+        self.outs = [[np.zeros(4096, np.int64) for _ in range(3)] for _ in range(self.threads)]
         self.bounds = np.zeros(0, np.int64)
-        self.run(1)  # compile or load the cache outside the clock
+        self.chunk(0, 1, 1)  # compile or load the cache outside the clock
 
-    def run(self, games: int) -> int:
+    def chunk(self, thread: int, games: int, budget: int) -> tuple[int, int]:
         from agentos_trainer_td._episodes import train_episodes
-        from agentos_trainer_td._parallel import train_episodes_parallel, train_parallel
         from agentos_trainer_td._td import train_games
 
-        if self.kind == "td":
-            return train_games(self.states, games, 0.1, False, self.net, self.signed, self.absolute, self.tables,
-                               *self.out)
-        if self.kind in ("parallel", "parallel_1"):
-            counts = np.zeros(len(self.states), np.int64)
-            return int(train_parallel(self.states, 1000 * games, 0.1, self.net, self.tables, *self.out, counts).sum())
-        if self.kind == "tc_packed":
-            from agentos_trainer_td._packed import train_episodes as train_packed
-
-            return train_packed(self.states, games, 1.0, 0.5, True, True, self.rows, self.policy.layout.size,
-                                self.bounds, self.tables, *self.out)
-        if self.kind == "parallel_tc_packed":
-            from agentos_trainer_td._parallel import train_packed_parallel
-
-            counts = np.zeros(len(self.states), np.int64)
-            return int(train_packed_parallel(self.states, 1000 * games, 1.0, 0.5, True, True, self.rows,
-                                             self.policy.layout.size, self.bounds, self.tables, *self.out,
-                                             counts).sum())
-        if self.kind in ("parallel_tc", "parallel_tc_1"):
-            counts = np.zeros(len(self.states), np.int64)
-            return int(train_episodes_parallel(self.states, 1000 * games, 1.0, 0.5, True, True, self.net,
-                                               self.policy.layout.size, self.bounds, self.signed, self.absolute,
-                                               self.tables, *self.out, counts).sum())
-        coherent = self.kind in ("otd_tc", "tc")
-        return train_episodes(self.states, games, 1.0 if coherent else 0.1, 0.5, True, coherent, self.net,
-                              self.policy.layout.size, self.bounds, self.signed, self.absolute, self.tables,
-                              *self.out)
+        rng, out = self.rngs[thread], self.outs[thread]
+        if self.rows is None:
+            return train_games(rng, games, budget, 0.1, False, self.net, self.signed, self.absolute, self.tables,
+                               *out)
+        alpha = 1.0 if self.coherent else 0.1
+        return train_episodes(rng, games, budget, alpha, 0.5, True, self.coherent, self.rows, 0, 32,
+                              self.policy.layout.size, self.bounds, self.tables, *out)
 
     def __call__(self, seconds: float) -> tuple[float, float]:
+        from agentos_trainer_td._parallel import free_running
+
         moves, wall, cpu = 0, time.perf_counter(), time.process_time()
-        while time.perf_counter() - wall < seconds:
-            # parallel: 500,000 moves a thread and call, as the trainer
-            moves += self.run(8 if not self.kind.startswith("parallel") else 500)
+        if self.kind.startswith("parallel"):
+            def keep_going():
+                return time.perf_counter() - wall < seconds
+
+            for _, (made, _) in free_running(self.threads, lambda t: self.chunk(t, 4096, CHUNK), keep_going):
+                moves += made
+        else:
+            while time.perf_counter() - wall < seconds:
+                moves += self.chunk(0, 8, 1 << 62)[0]
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         return moves / wall, moves / cpu
 
@@ -131,18 +119,13 @@ def main() -> None:
     parser.add_argument("--depths", default="1 2 3 4", help="expectimax depths to time ('' for none)")
     parser.add_argument("--json")
     args = parser.parse_args()
-    import numba
-    from agentos_trainer_td._parallel import use_threads
-
-    use_threads(args.threads)
-    kinds = ("td", "parallel_1", "parallel", "td_lambda", "otd_tc", "tc", "parallel_tc_1", "parallel_tc",
-             "tc_packed", "parallel_tc_packed")
+    kinds = ("td", "parallel_1", "parallel", "td_lambda", "otd_tc", "tc", "parallel_tc_1", "parallel_tc")
     start = None
     if args.pretrain > 0:  # games of realistic length: a network that already plays (TD(0), one core)
         warm = Trainer("td", 1)
         began = time.perf_counter()
         while time.perf_counter() - began < args.pretrain:
-            warm.run(8)
+            warm.chunk(0, 8, 1 << 62)
         start = warm.policy.weights
     trainers = {kind: Trainer(kind, args.threads, start) for kind in kinds}
     runs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
@@ -151,9 +134,7 @@ def main() -> None:
             runs[kind].append(trainers[kind](args.seconds))
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": platform.processor() or
               platform.machine(), "rounds": args.rounds, "seconds": args.seconds, "threads": args.threads,
-              "pretrain_seconds": args.pretrain, "threading_layer": None}
-    result["threading_layer"] = numba.threading_layer()
-    print(f"numba threading layer: {result['threading_layer']}")
+              "pretrain_seconds": args.pretrain, "threads_by": "python threads, kernels without the GIL"}
     for kind in kinds:
         wall = statistics.median(r[0] for r in runs[kind])
         cpu = statistics.median(r[1] for r in runs[kind])

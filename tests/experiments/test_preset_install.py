@@ -22,11 +22,18 @@ def test_install_preset_from_an_index_and_train_with_it(core_venv, registry_inde
     assert proc.returncode == 0, proc.stderr
     ini = (folder / "agent.ini").read_text()
     assert "[preset.sarsa_table]" in ini and "package = agentos-preset-sarsa-table" in ini
-    # its components came with it (dependencies of the preset package); agent.ini names no policy of
-    # its own any more (the starter's random), so the preset's q_table and sarsa are used
+    # the first preset becomes the default, but the starter's own [policy] default = random still wins
+    # over the preset's q_table: install says so, and changes no default it was not asked to
+    assert "agent.ini's default policy random wins over the preset's q_table" in proc.stdout, proc.stdout
+    assert AgentConfig.load(str(folder)).default("policy") == "random"
+    # --default lets the preset decide: agent.ini's own policy default goes, the preset's q_table and sarsa
+    # (which came with it, as dependencies of the preset package) are used
+    proc = venv.agentos("install", "preset", "sarsa_table", "--default", cwd=folder, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "the preset's policy q_table replaces random as the default policy" in proc.stdout, proc.stdout
     config = AgentConfig.load(str(folder))
-    config.set_default("policy", None)
-    config.save()
+    assert config.default("policy") is None and config.default("preset") == "sarsa_table"
+    assert config.component("policy", "random") is not None  # its section (and package) stay
     ini = (folder / "agent.ini").read_text()
     proc = venv.agentos("train", "60", "--seed", "0", "--quiet", cwd=folder)
     assert proc.returncode == 0, proc.stderr

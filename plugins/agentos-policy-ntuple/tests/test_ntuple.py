@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from agentos import testing
 from agentos_env_2048 import Game2048Env, kernels
-from agentos_policy_ntuple import NTuplePolicy
-from agentos_policy_ntuple import _network as network
+from agentos_policy_ntuple import NTuplePolicy, network
 
 SMALL = "0 1 2 3; 4 5 6 7; 0 1 4 5"
 TABLES = kernels.move_tables()

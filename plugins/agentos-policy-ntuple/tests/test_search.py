@@ -7,9 +7,9 @@ import pytest
 from agentos import testing
 from agentos_env_2048 import kernels
 from agentos_policy_ntuple import NTuplePolicy
-from agentos_policy_ntuple._network import best_action, value
 from agentos_policy_ntuple._search import downgrade, new_table, search_action
 from agentos_policy_ntuple._stages import bounds_array
+from agentos_policy_ntuple.network import best_action, value
 
 TABLES = kernels.move_tables()
 NO_STAGES = bounds_array(())

@@ -9,7 +9,7 @@ from agentos_env_2048 import kernels
 from agentos_policy_ntuple import NTuplePolicy
 from agentos_policy_ntuple.network import bounds_array, network, stage_of, staged_value, value, weight_indices
 from agentos_trainer_td import TDTrainer
-from agentos_trainer_td._episodes import learn_backwards
+from agentos_trainer_td._episodes import learn
 from agentos_trainer_td._td import _add_coherent
 
 SMALL = "0 1 2 3; 4 5 6 7"
@@ -70,9 +70,9 @@ def test_lambda_returns_match_a_hand_computed_three_move_game():
         net = network(weights, layout_policy.layout)
         path = np.array([corners(2), corners(1), corners(3)], np.uint64)
         points = np.array([0.0, 4.0, 8.0])
-        indices = np.empty(8, np.int64)
-        ok = learn_backwards(path, points, 3, lam, (1 / 16) / 8, False, net, 16, bounds_array(()),
-                             np.zeros(1, np.float32), np.zeros(1, np.float32), indices)
+        indices = np.empty(8, np.uint64)
+        rows = weights.reshape(-1, 1)  # the learner's rows: without TC, the weights themselves
+        ok = learn(path, points, 3, lam, (1 / 16) / 8, False, rows, net, 16, bounds_array(()), indices)
         assert ok
         assert value(path[2], net) == 0.0
         assert value(path[1], net) == pytest.approx(4.0)
@@ -301,30 +301,60 @@ def test_trainer_state_headers_are_checked_before_anything_is_read(tmp_path):
     assert MAX_ACCUMULATORS == 1 << 29
 
 
-@pytest.mark.parametrize("coherent, stage_tiles", [(True, ""), (False, ""), (True, "256")])
-def test_packed_rows_learn_bit_for_bit_what_the_separate_arrays_learn(coherent, stage_tiles):
-    """The default tuples learn over packed rows [w, E, A, 0] (faster); the numbers, the games and the
-    sums are exactly those of the learner over separate arrays, with TC or without, in stages."""
+@pytest.mark.parametrize("tuples, stage_tiles", [(None, ""), (None, "256"), (SMALL, "64")])
+def test_the_learner_values_boards_bit_for_bit_as_the_policy_does(tuples, stage_tiles):
+    """The episode learner reads its rows in the order ``value_at`` reads the weights (grouped for the
+    default tuples, one after another for others), so it plays the policy's own greedy moves."""
+    from agentos_policy_ntuple.network import stage_base, value_at
+    from agentos_trainer_td._rows import learner_layout, pack, row_value
+
+    policy = NTuplePolicy(tuples=tuples, stage_tiles=stage_tiles)
+    rng = np.random.default_rng(0)
+    policy.weights[:] = rng.normal(0, 1000, policy.weights.size).astype(np.float32)
+    net, size, bounds = policy.network, policy.layout.size, bounds_array(policy.stage_bounds)
+    sums = np.zeros(policy.weights.size, np.float32)
+    scratch = np.empty(8 * len(policy.tuples), np.uint64)
+    layout = learner_layout(policy)
+    assert (layout == 0) == (tuples is None)  # the default tuples' kernels never take the network
+    for rows in (pack(policy.weights, np.zeros(1), np.zeros(1)), pack(policy.weights, sums, sums)):
+        assert rows.shape[1] in (1, 4)
+        for _ in range(300):
+            board = kernels.board_from_cells(rng.integers(0, 10, (4, 4)))
+            base = stage_base(board, bounds, size)
+            assert row_value(board, rows, layout, base, scratch) == value_at(board, net, base)
+
+
+@pytest.mark.parametrize("stage_tiles", ["", "256"])
+def test_one_column_and_four_column_rows_learn_the_same(stage_tiles):
+    """Without TC the rows are the weights themselves (one column); rows [w, E, A, 0] with TC off learn
+    exactly the same games and weights, and unpacking returns them to the policy."""
     from agentos_trainer_td._episodes import train_episodes
-    from agentos_trainer_td._packed import pack, unpack
-    from agentos_trainer_td._packed import train_episodes as train_packed
+    from agentos_trainer_td._rows import pack, unpack
 
     results = []
-    for packed in (False, True):
-        policy = NTuplePolicy(stage_tiles=stage_tiles)
+    for width in (1, 4):
+        policy = NTuplePolicy(tuples=SMALL, stage_tiles=stage_tiles)
         size, bounds = policy.layout.size, bounds_array(policy.stage_bounds)
-        signed, absolute = (np.zeros(policy.weights.size, np.float32) for _ in range(2))
+        n = policy.weights.size if width == 4 else 1
+        signed, absolute = np.zeros(n, np.float32), np.zeros(n, np.float32)
+        rows = pack(policy.weights, signed, absolute)
+        assert rows.shape == (policy.weights.size, width)
         out = [np.zeros(40, np.int64) for _ in range(3)]
-        alpha = 1.0 if coherent else 0.1
-        if packed:
-            rows = pack(policy.weights, signed, absolute)
-            moves = train_packed(kernels.seed_states(5, 1), 40, alpha, 0.5, True, coherent, rows, size, bounds,
-                                 kernels.move_tables(), *out)
-            unpack(rows, policy.weights, signed, absolute)
-        else:
-            moves = train_episodes(kernels.seed_states(5, 1), 40, alpha, 0.5, True, coherent, policy.network, size,
-                                   bounds, signed, absolute, kernels.move_tables(), *out)
-        results.append((moves, out, policy.weights, signed, absolute))
-    (m1, o1, *arrays1), (m2, o2, *arrays2) = results
-    assert m1 == m2 > 0 and all(np.array_equal(a, b) for a, b in zip(o1, o2, strict=True))
-    assert all(np.array_equal(a, b) for a, b in zip(arrays1, arrays2, strict=True)) and np.count_nonzero(arrays1[0])
+        moves, played = train_episodes(kernels.seed_states(5, 1), 40, 1 << 62, 0.1, 0.5, True, False, rows,
+                                       policy.network, 16, size, bounds, kernels.move_tables(), *out)
+        unpack(rows, policy.weights, signed, absolute)
+        results.append((moves, played, out, policy.weights))
+    (m1, p1, o1, w1), (m2, p2, o2, w2) = results
+    assert m1 == m2 > 0 and p1 == p2 == 40 and all(np.array_equal(a, b) for a, b in zip(o1, o2, strict=True))
+    assert np.array_equal(w1, w2) and np.count_nonzero(w1)
+
+
+def test_a_move_budget_ends_a_chunk_after_whole_games():
+    from agentos_trainer_td._td import train_games
+
+    policy = NTuplePolicy(tuples=SMALL)
+    out = [np.zeros(50, np.int64) for _ in range(3)]
+    signed = absolute = np.zeros(1, np.float32)
+    moves, played = train_games(kernels.seed_states(1, 1), 50, 300, 0.1, False, policy.network, signed, absolute,
+                                kernels.move_tables(), *out)
+    assert 0 < played < 50 and moves == out[2][:played].sum() >= 300 > moves - out[2][played - 1]

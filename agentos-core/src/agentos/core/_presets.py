@@ -122,6 +122,25 @@ def agent_ini_text(preset: Preset, environment: str, overrides: dict, *, runs: s
     return "\n".join(lines)
 
 
+def defaults_in_the_way(config, name: str) -> list[tuple[str, str, str]]:
+    """(kind, agent.ini's default, the preset's component) for each kind where agent.ini's own
+    default would win over preset ``name``'s component (see :func:`expand_preset`); [] when the
+    preset cannot be loaded (its own error is reported when it is used)."""
+    import importlib
+
+    importlib.invalidate_caches()  # the preset may have been installed by this very process
+    try:
+        preset = load_preset(name)
+    except UsageError:
+        return []
+    clashes = []
+    for kind, (comp, _) in preset.components.items():
+        current = config.default(kind)
+        if current is not None and normalize(current) != normalize(comp):
+            clashes.append((kind, current, comp))
+    return clashes
+
+
 def expand_preset(config):
     """Fill an agent.ini's missing components from its ``[preset] default = NAME`` (in memory only).
 

@@ -407,6 +407,8 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         config.add_component(kind, comp_name, package=art.name, version=art.version)
         if make_default:
             config.set_default(kind, comp_name)
+            if kind == "preset":
+                notes += _preset_decides(config, comp_name, explicit=default is True)
         if interrupted.is_set():
             raise _pip.Interrupted(undo())
         atomic_write(req_path, req_text)
@@ -426,6 +428,22 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         "requirements": req_path,
         "notes": notes,
     }
+
+
+def _preset_decides(config, preset: str, *, explicit: bool) -> list[str]:
+    """A preset made the default with ``--default`` takes over the kinds it has components for: agent.ini's
+    own defaults of those kinds (which would win over it) are removed; without ``--default`` they stay."""
+    from ..core._presets import defaults_in_the_way
+
+    notes = []
+    for kind, current, comp in defaults_in_the_way(config, preset):
+        if explicit:
+            config.set_default(kind, None)
+            notes.append(f"the preset's {kind} {comp} replaces {current} as the default {kind}")
+        else:
+            notes.append(f"agent.ini's default {kind} {current} wins over the preset's {comp} "
+                         f"(agentos install preset {preset} --default lets the preset decide)")
+    return notes
 
 
 def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=None) -> dict:

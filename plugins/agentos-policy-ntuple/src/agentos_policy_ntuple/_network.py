@@ -13,17 +13,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from agentos_env_2048.kernels import (
-    empty_cells,
-    has_legal_move,
-    max_exponent,
-    mirror,
-    move,
-    new_board,
-    njit,
-    spawn,
-    transpose,
-)
+from agentos_env_2048.kernels import mirror, njit, transpose
 
 #: Szubert & Jaśkowski / Yeh et al.: two straight and two rectangular 6-tuples.
 DEFAULT_TUPLES = ((0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10))
@@ -213,94 +203,3 @@ def weight_indices(board, net, out):
         for t in range(n):
             out[symmetry * n + t] = offsets[t] + _index(symmetric, segments, counts, t)
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
-
-
-@njit
-def _chance_value(after, depth, net, tables):
-    """Expected value of ``after`` over the spawned tile, then best play ``depth - 1`` more moves."""
-    if depth <= 1:
-        return value(after, net)
-    empty = empty_cells(after)
-    cells = 0
-    total = 0.0
-    while empty:
-        cell = empty & (~empty + _U(1))
-        empty &= empty - _U(1)
-        cells += 1
-        for tile, probability in ((cell, 0.9), (cell << _U(1), 0.1)):
-            board = after | tile
-            best = -np.inf
-            for action in range(4):
-                moved, points = move(board, action, tables)
-                if moved != board:
-                    if depth - 1 <= 1:
-                        v = value(moved, net)
-                    else:
-                        v = _chance_value2(moved, net, tables)
-                    best = max(best, points + v)
-            total += probability * (best if best > -np.inf else 0.0)  # stuck: worth 0
-    return total / cells if cells else 0.0
-
-
-@njit
-def _chance_value2(after, net, tables):
-    """``_chance_value`` at depth 2 (numba compiles no recursion; depth 3 calls this)."""
-    empty = empty_cells(after)
-    cells = 0
-    total = 0.0
-    while empty:
-        cell = empty & (~empty + _U(1))
-        empty &= empty - _U(1)
-        cells += 1
-        for tile, probability in ((cell, 0.9), (cell << _U(1), 0.1)):
-            board = after | tile
-            best = -np.inf
-            for action in range(4):
-                moved, points = move(board, action, tables)
-                if moved != board:
-                    best = max(best, points + value(moved, net))
-            total += probability * (best if best > -np.inf else 0.0)  # stuck: worth 0
-    return total / cells if cells else 0.0
-
-
-@njit
-def best_action(board, depth, net, tables):
-    """The move maximising points plus searched afterstate value; -1 when none is legal."""
-    best, best_value = -1, -np.inf
-    for action in range(4):
-        after, points = move(board, action, tables)
-        if after == board:
-            continue
-        v = points + _chance_value(after, depth, net, tables)
-        if v > best_value:
-            best, best_value = action, v
-    return best
-
-
-@njit
-def play_games(
-    states, depth, net, tables, scores, max_exponents
-):
-    """Play one game per slot of ``states`` greedily; fill ``scores`` and ``max_exponents``."""
-    moves = 0
-    for game in range(states.shape[0]):
-        board = new_board(states, game)
-        score = 0
-        while has_legal_move(board):
-            action = best_action(board, depth, net, tables)
-            board, points = move(board, action, tables)
-            score += points
-            board = spawn(board, states, game)
-            moves += 1
-        scores[game] = score
-        max_exponents[game] = max_exponent(board)
-    return moves
-
-
-@njit
-def best_actions(boards, depth, net, tables):
-    """:func:`best_action` for each board (0 where no move is legal)."""
-    actions = np.zeros(boards.shape[0], dtype=np.int64)
-    for i in range(boards.shape[0]):
-        actions[i] = max(best_action(boards[i], depth, net, tables), 0)
-    return actions

@@ -149,7 +149,7 @@ class NTuplePolicy(Policy):
         """The best move on ``observation`` (0 when no move is legal)."""
         from agentos_env_2048.kernels import board_from_cells, move_tables
 
-        from agentos_policy_ntuple._network import best_action
+        from agentos_policy_ntuple._search import best_action
 
         board = board_from_cells(observation)
         if self.searches:
@@ -167,7 +167,7 @@ class NTuplePolicy(Policy):
         """Best moves for a batch of boards, shape (N, 4, 4) -> (N,) int64."""
         from agentos_env_2048.kernels import move_tables
 
-        from agentos_policy_ntuple._network import best_actions
+        from agentos_policy_ntuple._search import best_actions
 
         cells = np.asarray(observations, dtype=np.uint64).reshape(-1, 16)
         boards = np.bitwise_or.reduce(cells << (np.arange(16, dtype=np.uint64) * np.uint64(4)), axis=1)

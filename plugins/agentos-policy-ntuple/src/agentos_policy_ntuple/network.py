@@ -20,7 +20,8 @@ Kernels compiled by ``numba.njit(cache=True)`` (callable from your own ``njit`` 
 plain Python): :func:`value` → float, the value of a board (an afterstate); :func:`add` adds a
 delta to every weight a board reads; :func:`weight_indices` fills ``out`` (length ``8 * tuples``)
 with those weights' indices; :func:`best_action` → the move maximising points plus the searched
-afterstate value (``depth`` 1-3: greedy, or expectimax over the spawned tile), -1 when no move is
+afterstate value (``depth`` move layers: 1 is greedy, more is expectimax over the spawned tile; the
+search of the policy's ``search_depth`` with a table of one slot, since 1.2.2), -1 when no move is
 legal; :func:`value_at` and :func:`add_at` (added in 1.2) read and update with every index shifted
 by ``base`` (a stage's weights, without making a slice); :func:`best_actions` → that move for each
 of N boards (0 when none is legal);
@@ -41,17 +42,15 @@ from agentos_policy_ntuple._network import (
     Layout,
     add,
     add_at,
-    best_action,
-    best_actions,
     make_layout,
     network,
     parse_tuples,
-    play_games,
     validate_tuples,
     value,
     value_at,
     weight_indices,
 )
+from agentos_policy_ntuple._search import best_action, best_actions, play_games
 from agentos_policy_ntuple._stages import (
     bounds_array,
     parse_stage_tiles,

@@ -14,87 +14,82 @@ Restarts (ziap): after a game longer than 10 moves, a new segment starts from it
 afterstate plus a spawned tile, again and again while segments stay longer than 10 moves; only
 the first segment of a game is reported.  With ``bounds`` each afterstate is valued and updated
 in the weight set of its own stage (:mod:`agentos_policy_ntuple.network`), found by index
-arithmetic (``stage_base``), with no array view made per board.
+arithmetic (``stage_base``).
 
-:func:`play_episode` is one game on one rng slot with its own path buffers, so that several
-threads can each play their own (:mod:`agentos_trainer_td._parallel`).
+The weights are rows (:mod:`agentos_trainer_td._rows`): ``rows[i, 0]`` is weight ``i`` and, with TC,
+``rows[i, 1]``/``rows[i, 2]`` its sums E and A, so that a weight and its sums share a cache line.
+Values are summed in the order :func:`~agentos_policy_ntuple.network.value_at` sums them, so play
+and learning are bit for bit those of the policy's own kernels.  :func:`train_episodes` is compiled
+without the GIL: several Python threads can each play their own games on the same rows
+(:mod:`agentos_trainer_td._parallel`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
-from agentos_policy_ntuple.network import stage_base, value_at, weight_indices
+from agentos_policy_ntuple.network import stage_base
+
+from agentos_trainer_td._jit import njit_nogil
+from agentos_trainer_td._rows import row_indices, row_value
 
 _RESTART_ABOVE = 10
 PATH = 1 << 15  # afterstates kept per segment before the buffers grow
 
 
 @njit
-def _sum_at(weights, indices):
-    total = 0.0
-    for i in indices:
-        total += float(weights[i])
-    return total
-
-
-@njit
-def _stage_indices(board, net, size, bounds, out):
-    """``out`` = the weight indices ``board`` reads in its own stage's weights."""
-    weight_indices(board, net, out)
-    base = stage_base(board, bounds, size)
-    if base:
-        for k in range(out.shape[0]):
-            out[k] += base
-
-
-@njit
-def learn_backwards(path, points, n, lam, step, coherent, net, size, bounds, signed, absolute, indices):
-    """Learn one segment's afterstates ``path[:n]`` backwards (see the module); False when a TD
-    error is not a finite number.  Each afterstate's indices are computed once for its value, its
-    update and its updated value."""
-    weights = net[1]
+def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
+    """Learn one segment's afterstates ``path[:n]`` backwards (see the module); False when a TD error is
+    not a finite number.  Each afterstate's indices serve its value, its update and its new value."""
     exact = 0.0
     for t in range(n - 1, -1, -1):
-        _stage_indices(path[t], net, size, bounds, indices)
-        error = exact - _sum_at(weights, indices)
+        board = path[t]
+        row_indices(board, layout, stage_base(board, bounds, size), indices)
+        total = 0.0
+        for i in indices:
+            total += float(rows[i, 0])
+        error = exact - total
         if not np.isfinite(error):
             return False
         if coherent:
             for i in indices:
-                total = float(absolute[i])
-                rate = min(abs(float(signed[i])) / total, 1.0) if total > 0.0 else 1.0  # 1: races (_parallel)
-                weights[i] = float(weights[i]) + step * rate * error
-                signed[i] = float(signed[i]) + error
-                absolute[i] = total + abs(error)
+                sums = float(rows[i, 2])
+                # at most 1: one thread keeps |E| <= A (bit for bit the same), racing threads may not
+                rate = min(abs(float(rows[i, 1])) / sums, 1.0) if sums > 0.0 else 1.0
+                rows[i, 0] = float(rows[i, 0]) + step * rate * error
+                rows[i, 1] = float(rows[i, 1]) + error
+                rows[i, 2] = sums + abs(error)
         else:
             delta = step * error
             for i in indices:
-                weights[i] = float(weights[i]) + delta
-        exact = points[t] + lam * exact + (1.0 - lam) * _sum_at(weights, indices)
+                rows[i, 0] = float(rows[i, 0]) + delta
+        total = 0.0
+        for i in indices:
+            total += float(rows[i, 0])
+        exact = points[t] + lam * exact + (1.0 - lam) * total
     return True
 
 
 @njit
-def _greedy(board, net, size, bounds, tables):
+def _greedy(board, rows, layout, size, bounds, tables, scratch):
     best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
     for action in range(4):
         after, points = move(board, action, tables)
         if after == board:
             continue
-        v = points + value_at(after, net, stage_base(after, bounds, size))
+        v = points + row_value(after, rows, layout, stage_base(after, bounds, size), scratch)
         if v > best_value:
             best, best_value, best_after, best_points = action, v, after, points
     return best, best_after, best_points
 
 
 @njit
-def play_episode(states, slot, step, lam, restarts, coherent, net, size, bounds, signed, absolute, tables,
-                 path, points, indices):
-    """One game on rng ``slot``, learned segment by segment: (moves made with restarts, first
-    segment's score, its largest exponent, its length, path, points); moves is -1 as soon as a TD
-    error is not finite.  ``path``/``points`` are the caller's buffers, returned grown if a segment
-    outran them."""
+def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points,
+                 indices):
+    """One game on rng ``slot``, learned segment by segment: (moves made with restarts, first segment's
+    score, its largest exponent, its length, path, points); moves is -1 as soon as a TD error is not
+    finite.  ``path``/``points`` are the caller's buffers, returned grown if a segment outran them."""
+    scratch = np.empty(indices.shape[0], dtype=np.uint64)
     board = new_board(states, slot)
     moves = 0
     first_score, first_top, first_length = 0, 0, 0
@@ -103,7 +98,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, net, size, bounds,
         n = 0
         score = 0
         while True:
-            best, after, gained = _greedy(board, net, size, bounds, tables)
+            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, scratch)
             if best < 0:
                 break
             if n == path.shape[0]:
@@ -117,8 +112,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, net, size, bounds,
         if first:
             first_score, first_top, first_length = score, max_exponent(board), n
             first = False
-        if not learn_backwards(path, points, n, lam, step, coherent, net, size, bounds, signed,
-                               absolute, indices):
+        if not learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
             return -1, first_score, first_top, first_length, path, points
         if not restarts or n <= _RESTART_ABOVE:
             break
@@ -126,23 +120,25 @@ def play_episode(states, slot, step, lam, restarts, coherent, net, size, bounds,
     return moves, first_score, first_top, first_length, path, points
 
 
-@njit
-def train_episodes(states, games, alpha, lam, restarts, coherent, net, size, bounds, signed, absolute,
+@njit_nogil
+def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, layout, features, size, bounds,
                    tables, scores, max_exponents, lengths):
-    """Play and learn ``games`` games on rng slot 0; the number of moves made (restarts included),
-    or -1 as soon as a TD error is not finite.  ``scores``/``max_exponents``/``lengths`` get each
-    game's first segment."""
-    indices = np.empty(8 * net[3].shape[0], dtype=np.int64)
+    """Play and learn games on rng slot 0 until ``games`` were played or ``budget`` moves made (a game
+    is never cut); (moves made with restarts, games played), moves -1 as soon as a TD error is not
+    finite.  ``scores``/``max_exponents``/``lengths`` get each game's first segment.  ``layout`` is
+    :func:`~agentos_trainer_td._rows.learner_layout`'s, ``features`` the ``8 * tuples`` weights a board reads."""
+    indices = np.empty(features, dtype=np.uint64)
     step = alpha / indices.shape[0]
     path = np.empty(PATH, dtype=np.uint64)
     points = np.empty(PATH, dtype=np.float64)
     moves = 0
-    for game in range(games):
+    played = 0
+    while played < games and moves < budget:
         made, score, top, length, path, points = play_episode(
-            states, 0, step, lam, restarts, coherent, net, size, bounds, signed, absolute, tables, path,
-            points, indices)
+            states, 0, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points, indices)
         if made < 0:
-            return -1
-        scores[game], max_exponents[game], lengths[game] = score, top, length
+            return -1, played
+        scores[played], max_exponents[played], lengths[played] = score, top, length
         moves += made
-    return moves
+        played += 1
+    return moves, played

@@ -1,11 +1,13 @@
-"""Lock-free TD on several cores: each thread plays its own games, one shared weight array.
+"""Lock-free TD on several cores: Python threads, each running the one-thread kernel on its own games.
 
-Each of ``threads`` numba threads (``prange``) plays games (a move budget each, so that threads
-finish a call together) on its own rng slot -- online TD(0) with
-:func:`agentos_trainer_td._td.play_and_learn`, or the episode learner (TD(λ), restarts, stages,
-TC) with :func:`agentos_trainer_td._episodes.play_episode` -- and writes its updates straight into
-the shared float32 weights, with no lock (Hogwild!, Recht et al. 2011; Jaśkowski 2018 and
-ziap/2048-tdl train 2048 so).
+Each of ``threads`` threads calls a kernel compiled without the GIL (:func:`agentos_trainer_td._td.train_games`,
+online TD(0), or :func:`agentos_trainer_td._episodes.train_episodes`, the episode learner with every option)
+on its own rng, over and over, in chunks of games of about ``chunk`` moves, and writes its updates
+straight into the shared float32 weights (and TC's sums), with no lock (Hogwild!, Recht et al. 2011;
+Jaśkowski 2018 and ziap/2048-tdl train 2048 so).  The threads never wait for each other: each hands a
+chunk's results to the trainer's thread and goes on.  (Until trainer-td 1.4 one ``numba.prange`` call
+ran the threads together and returned when the slowest was done; waiting so left each core about
+12% idle in the preset's hour.)
 
 How updates race, and why that is safe: an update is a read-modify-write of 32 of the network's
 67 M weights (4x6-tuples).  When two threads touch the same weight at once, one of the two steps
@@ -14,179 +16,85 @@ can be lost, or a thread can value a board with a weight another thread is chang
 thread wrote (never torn), and the loss is one small TD step out of millions.  Collisions are rare
 (the positions of different games overlap little after their first moves), so learning follows the
 single-thread dynamics closely -- but which step wins depends on thread timing, so parallel runs
-are not bit-reproducible from their seed.  TC's two accumulators per weight race the same way:
-a lost increment of ``E`` or ``A`` shifts one weight's rate ``|E|/A`` a little; a race can make
-``|E|`` exceed ``A`` (which one thread alone never does), so the learner clamps the rate to 1 and
-no race can make a step larger than alpha's.
+are not bit-reproducible from their seed.  TC's two sums per weight race the same way: a lost
+increment of ``E`` or ``A`` shifts one weight's rate ``|E|/A`` a little; a race can make ``|E|``
+exceed ``A`` (which one thread alone never does), so the learner clamps the rate to 1 and no race
+can make a step larger than alpha's.
+
+Each thread draws from its own rng array of 8 words (a cache line of its own): rng states 8 bytes
+apart, one written every move, made two threads no faster than one (the line moved between cores).
 """
 
 from __future__ import annotations
 
-import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from agentos_trainer_td import _packed
-from agentos_trainer_td._episodes import PATH, play_episode
-from agentos_trainer_td._td import play_and_learn
+_DONE = object()
 
 
-def _compile(function):
-    if os.environ.get("AGENTOS_2048_PURE"):
-        return function
-    import numba
-
-    try:
-        return numba.njit(parallel=True, nogil=True, cache=True)(function)
-    except RuntimeError:  # no writable cache locator for this install
-        return numba.njit(parallel=True, nogil=True)(function)
+def thread_rng(states: np.ndarray, thread: int) -> np.ndarray:
+    """Thread ``thread``'s rng: slot 0 of a fresh 8-word array holding ``states[thread]``."""
+    rng = np.zeros(8, dtype=np.uint64)
+    rng[0] = states[thread]
+    return rng
 
 
-def use_threads(threads: int) -> int:
-    """Run parallel kernels on ``threads`` threads (at most numba's pool size); returns that number.
+def free_running(threads: int, play_chunk: Callable[[int], tuple], keep_going: Callable[[], bool]) -> Iterator[tuple]:
+    """Call ``play_chunk(thread)`` over and over on ``threads`` threads; yield ``(thread, result)`` in the
+    calling thread as each chunk ends.
 
-    Chooses numba's ``workqueue`` threading layer unless ``NUMBA_THREADING_LAYER`` is set: its threads
-    sleep between calls, where OpenMP's spin and burn the CPU the other thread needs (1.8 M vs 1.0 M
-    moves per CPU-second on a busy 2-core machine).  The layer is fixed by the first parallel launch
-    of the process (``set_num_threads`` is one), so this must come before any.
+    A thread starts its next chunk once its last result has been taken (the consumer asked for the
+    next one): threads never wait for each other, only for the consumer, so a consumer that is slow
+    holds them back rather than piling up results, and a stop it decides on is heard after at most
+    the chunks under way.  A thread stops before its next chunk once ``keep_going()`` is false,
+    after a chunk whose result starts with a negative number (the weights diverged), or when the
+    consumer stops iterating; the chunks under way then finish, and their results are still yielded
+    unless the consumer stopped.
+    An exception in a thread is raised here.
     """
-    import numba
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+    taken = [threading.Event() for _ in range(threads)]
 
-    if not os.environ.get("NUMBA_THREADING_LAYER"):
-        numba.config.THREADING_LAYER = "workqueue"
-    threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
-    numba.set_num_threads(threads)
-    return threads
-
-
-# _own_rng: each thread draws from a private copy of its rng state.  The states of all threads sit
-# side by side in one array, 8 bytes apart, and every move writes one: threads writing into the
-# same cache line made two threads no faster than one (the line moved between cores each move).
-
-
-def _prange(n):  # replaced by numba.prange inside the compiled kernel
-    return range(n)
-
-
-def _kernel():
-    """The compiled kernel (built on first use: importing this module compiles nothing)."""
-    global _TRAIN, _EPISODES, _PACKED
-    if _TRAIN is None:
+    def work(thread: int) -> None:
         try:
-            import numba
+            while not stop.is_set() and keep_going():
+                result = play_chunk(thread)
+                taken[thread].clear()
+                results.put((thread, result))
+                if result[0] < 0:
+                    break
+                while not taken[thread].wait(0.1) and not stop.is_set():
+                    pass
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            results.put((thread, exc))
+        finally:
+            results.put((thread, _DONE))
 
-            prange = numba.prange
-        except ImportError:  # pragma: no cover - numba is a dependency
-            prange = _prange
-
-        def train_parallel(states, moves_per_thread, alpha, net, tables, scores, max_exponents, lengths, games):
-            threads = states.shape[0]
-            capacity = scores.shape[0] // threads
-            features = 8 * net[3].shape[0]
-            step = alpha / features
-            made = np.zeros(threads, dtype=np.int64)
-            unused = np.zeros(1, dtype=np.float32)
-            for thread in prange(threads):
-                indices = np.empty(features, dtype=np.int64)
-                rng = np.empty(8, dtype=np.uint64)  # a cache line of its own: see _own_rng
-                rng[0] = states[thread]
-                played = 0
-                while made[thread] < moves_per_thread and played < capacity:
-                    moves, score, top = play_and_learn(rng, 0, step, False, net, unused, unused, tables, indices)
-                    if moves < 0:
-                        made[thread] = -1
-                        break
-                    slot = thread * capacity + played
-                    scores[slot], max_exponents[slot], lengths[slot] = score, top, moves
-                    made[thread] += moves
-                    played += 1
-                games[thread] = played
-                states[thread] = rng[0]
-            return made
-
-        def train_episodes_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, net, size, bounds,
-                                    signed, absolute, tables, scores, max_exponents, lengths, games):
-            threads = states.shape[0]
-            capacity = scores.shape[0] // threads
-            features = 8 * net[3].shape[0]
-            step = alpha / features
-            made = np.zeros(threads, dtype=np.int64)
-            for thread in prange(threads):
-                indices = np.empty(features, dtype=np.int64)
-                rng = np.empty(8, dtype=np.uint64)
-                rng[0] = states[thread]
-                path = np.empty(PATH, dtype=np.uint64)
-                points = np.empty(PATH, dtype=np.float64)
-                played = 0
-                while made[thread] < moves_per_thread and played < capacity:
-                    moves, score, top, length, path, points = play_episode(
-                        rng, 0, step, lam, restarts, coherent, net, size, bounds, signed, absolute,
-                        tables, path, points, indices)
-                    if moves < 0:
-                        made[thread] = -1
-                        break
-                    slot = thread * capacity + played
-                    scores[slot], max_exponents[slot], lengths[slot] = score, top, length
-                    made[thread] += moves
-                    played += 1
-                games[thread] = played
-                states[thread] = rng[0]
-            return made
-
-        def train_packed_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds,
-                                  tables, scores, max_exponents, lengths, games):
-            threads = states.shape[0]
-            capacity = scores.shape[0] // threads
-            step = alpha / 32
-            made = np.zeros(threads, dtype=np.int64)
-            for thread in prange(threads):
-                indices = np.empty(32, dtype=np.uint64)
-                rng = np.empty(8, dtype=np.uint64)
-                rng[0] = states[thread]
-                path = np.empty(PATH, dtype=np.uint64)
-                points = np.empty(PATH, dtype=np.float64)
-                played = 0
-                while made[thread] < moves_per_thread and played < capacity:
-                    moves, score, top, length, path, points = _packed.play_episode(
-                        rng, 0, step, lam, restarts, coherent, packed, size, bounds, tables, path, points, indices)
-                    if moves < 0:
-                        made[thread] = -1
-                        break
-                    slot = thread * capacity + played
-                    scores[slot], max_exponents[slot], lengths[slot] = score, top, length
-                    made[thread] += moves
-                    played += 1
-                games[thread] = played
-                states[thread] = rng[0]
-            return made
-
-        _TRAIN = _compile(train_parallel)
-        _EPISODES = _compile(train_episodes_parallel)
-        _PACKED = _compile(train_packed_parallel)
-    return _TRAIN, _EPISODES, _PACKED
-
-
-_TRAIN = _EPISODES = _PACKED = None
-
-
-def train_parallel(states, moves_per_thread, alpha, net, tables, scores, max_exponents, lengths, games) -> np.ndarray:
-    """Each thread (one per rng slot of ``states``) plays whole games until it made ``moves_per_thread``
-    moves or filled its ``len(scores) // threads`` result slots; per thread the moves made (-1: the
-    weights diverged).  Thread ``t``'s game ``g`` is reported at ``t * capacity + g``, its count in
-    ``games[t]``."""
-    return _kernel()[0](states, moves_per_thread, alpha, net, tables, scores, max_exponents, lengths, games)
-
-
-def train_episodes_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, net, size, bounds, signed,
-                            absolute, tables, scores, max_exponents, lengths, games) -> np.ndarray:
-    """:func:`train_parallel` with the episode learner of :mod:`agentos_trainer_td._episodes` (TD(λ),
-    restarts, stages, TC with shared accumulators ``signed``/``absolute``); moves count restarts."""
-    return _kernel()[1](states, moves_per_thread, alpha, lam, restarts, coherent, net, size, bounds, signed,
-                        absolute, tables, scores, max_exponents, lengths, games)
-
-
-def train_packed_parallel(states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds, tables,
-                          scores, max_exponents, lengths, games) -> np.ndarray:
-    """:func:`train_episodes_parallel` on the packed rows of :mod:`agentos_trainer_td._packed`."""
-    return _kernel()[2](states, moves_per_thread, alpha, lam, restarts, coherent, packed, size, bounds, tables,
-                        scores, max_exponents, lengths, games)
+    workers = [threading.Thread(target=work, args=(t,), name=f"td-{t}", daemon=True) for t in range(threads)]
+    for worker in workers:
+        worker.start()
+    running = threads
+    try:
+        while running:
+            try:
+                thread, result = results.get(timeout=0.2)  # a timeout keeps Ctrl-C prompt
+            except queue.Empty:
+                continue
+            if result is _DONE:
+                running -= 1
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                yield thread, result
+                taken[thread].set()
+    finally:
+        stop.set()
+        for event in taken:
+            event.set()
+        for worker in workers:
+            worker.join()

@@ -13,6 +13,8 @@ import numpy as np
 from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import add, value, weight_indices
 
+from agentos_trainer_td._jit import njit_nogil
+
 
 @njit
 def _add_coherent(board, error, alpha, net, signed, absolute, indices):
@@ -72,12 +74,13 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
     return moves, score, max_exponent(board)
 
 
-@njit
+@njit_nogil
 def train_games(
-    states, games, alpha, coherent, net, signed, absolute, tables, scores, max_exponents, lengths
+    states, games, budget, alpha, coherent, net, signed, absolute, tables, scores, max_exponents, lengths
 ):
-    """Play and learn from ``games`` games on rng slot 0; return the number of moves made, or -1 as
-    soon as a TD error is not a finite number (the weights diverged: nothing more is learned).
+    """Play and learn games on rng slot 0 until ``games`` were played or ``budget`` moves made (a game is
+    never cut); (moves made, games played), moves -1 as soon as a TD error is not a finite number (the
+    weights diverged: nothing more is learned).  Compiled without the GIL, for threads.
 
     ``scores[g]``, ``max_exponents[g]`` and ``lengths[g]`` receive each game's result.  ``signed``/``absolute``
     are the TC accumulators (used only when ``coherent``).
@@ -86,12 +89,14 @@ def train_games(
     indices = np.empty(features, dtype=np.int64)
     step = alpha / features
     moves = 0
-    for game in range(games):
+    played = 0
+    while played < games and moves < budget:
         made, score, top = play_and_learn(states, 0, step, coherent, net, signed, absolute, tables, indices)
         if made < 0:
-            return -1
-        scores[game] = score
-        max_exponents[game] = top
-        lengths[game] = made
+            return -1, played
+        scores[played] = score
+        max_exponents[played] = top
+        lengths[played] = made
         moves += made
-    return moves
+        played += 1
+    return moves, played

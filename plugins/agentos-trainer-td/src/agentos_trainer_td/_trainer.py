@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import numpy as np
@@ -22,9 +23,10 @@ def _flag(name: str, value) -> bool:
     raise ValueError(f"{name} is true or false, got {value!r}")
 
 
-# moves each thread makes per compiled call (under a second; the callback hears its games after)
-_MOVES_PER_CALL = 500_000
-_GAMES_PER_CALL = 4096  # at most this many games per thread and call
+# moves each thread makes per chunk (a fraction of a second; the callback hears its games after)
+_MOVES_PER_CHUNK = 200_000
+_GAMES_PER_CHUNK = 4096  # at most this many games per thread and chunk
+_NO_BUDGET = 1 << 62
 
 
 #: The most accumulators a trainer state may hold: the most weights an ntuple policy may have.
@@ -48,11 +50,9 @@ class TDTrainer(Trainer):
     ``threads`` -- more than 1 trains on that many cores with lock-free shared weights (and TC
     accumulators; :mod:`agentos_trainer_td._parallel`), every option available: online TD(0) when
     none is set, else the episode learner (TC with threads always learns at episode end);
-    faster, NOT bit-reproducible from the seed (its trainer
-    state in the run says ``reproducible: false``; games are learned and reported in calls of
-    about 500,000 moves per thread, so the last call may play more games than asked; the threads wait
-    for the slowest one at the end of each call: with calls of 50,000 moves the hour's run of the
-    preset kept 1.67 of 2 cores busy).
+    faster, NOT bit-reproducible from the seed (its trainer state in the run says
+    ``reproducible: false``).  The threads run free, never waiting for each other; each learns and
+    reports games in chunks of about 200,000 moves, so the last chunks may play more games than asked.
     ``coherent_after`` -- with ``coherent``, plain steps for that many games of each ``train``
     call, then TC with ``tc_alpha`` (TDL2048+'s OTD then TC).  Optimistic initial values (OTD)
     are the policy's ``initial_value``.  ``seconds`` -- also stop each ``train`` call once this much
@@ -102,10 +102,7 @@ class TDTrainer(Trainer):
         from agentos_env_2048 import Game2048Env
         from agentos_env_2048.kernels import move_tables, seed_states
 
-        from agentos_trainer_td._episodes import train_episodes
-        from agentos_trainer_td._packed import pack, unpack
-        from agentos_trainer_td._packed import train_episodes as train_packed
-        from agentos_trainer_td._td import train_games
+        from agentos_trainer_td._rows import pack, unpack
 
         if not hasattr(policy, "layout") or not hasattr(policy, "weights"):
             raise TypeError(f"the td trainer trains the ntuple policy, not {type(policy).__name__}")
@@ -116,83 +113,24 @@ class TDTrainer(Trainer):
         seed = self.seed if seed is None else seed
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
-        states = seed_states(int(seed), self.threads)
         signed, absolute = self._coherence_accumulators(policy)
-        tables, net = move_tables(), policy.network
-        capacity = 1 if self.threads == 1 else _GAMES_PER_CALL
-        score, top, length = (np.zeros(capacity * self.threads, np.int64) for _ in range(3))
-        slots = [0]
-        counts = np.ones(self.threads, np.int64)
-        games = moves = 0
-        max_games = episodes if episodes is not None else float("inf")
-        max_moves = steps if steps is not None else float("inf")
-        report = self.episode_reporter(callback)
         bounds = np.array(getattr(policy, "stage_bounds", ()), dtype=np.int64)
+        # TD(λ), restarts, stages -- and TC on several threads -- learn at episode end, over rows
         episodic = self.td_lambda is not None or self.restarts or len(bounds) > 0
-        # the default tuples learn episodes over packed rows [w, E, A, 0]: the same numbers, faster
-        packed = pack(policy.weights, signed, absolute) if episodic and policy.layout.default else None
-        if self.threads > 1:
-            from agentos_trainer_td._parallel import (
-                train_episodes_parallel,
-                train_packed_parallel,
-                train_parallel,
-                use_threads,
-            )
-
-            use_threads(self.threads)
-            lam, size = self.td_lambda or 0.0, policy.layout.size
-
-            def play(alpha, coherent, *out):
-                budget = int(min(_MOVES_PER_CALL, max(1, (max_moves - moves) // self.threads)))
-                cap = int(min(capacity, max(1, -(-(max_games - games) // self.threads))))
-                out = tuple(a[: cap * self.threads] for a in out)
-                if packed is not None:
-                    made = train_packed_parallel(states, budget, alpha, lam, self.restarts, coherent, packed, size,
-                                                 bounds, tables, *out, counts)
-                elif episodic or coherent:
-                    made = train_episodes_parallel(states, budget, alpha, lam, self.restarts, coherent, net, size,
-                                                   bounds, signed, absolute, tables, *out, counts)
-                else:
-                    made = train_parallel(states, budget, alpha, net, tables, *out, counts)
-                slots[:] = [t * cap + g for t in range(self.threads) for g in range(int(counts[t]))]
-                return -1 if (made < 0).any() else int(made.sum())
-        elif episodic:
-            lam, size = self.td_lambda or 0.0, policy.layout.size
-
-            def play(alpha, coherent, *out):
-                if packed is not None:
-                    return train_packed(states, 1, alpha, lam, self.restarts, coherent, packed, size, bounds,
-                                        tables, *out)
-                return train_episodes(states, 1, alpha, lam, self.restarts, coherent, net, size,
-                                      bounds, signed, absolute, tables, *out)
-        else:
-
-            def play(alpha, coherent, *out):
-                return train_games(states, 1, alpha, coherent, net, signed, absolute, tables, *out)
-
+        rows = pack(policy.weights, signed, absolute) if episodic or (self.threads > 1 and self.coherent) else None
+        run = _Run(self, policy, move_tables(), bounds, rows, signed, absolute, seed_states(int(seed), self.threads),
+                   episodes if episodes is not None else float("inf"), steps if steps is not None else float("inf"),
+                   self.episode_reporter(callback))
         self._check_finite(policy, "before training")
-        deadline = None if self.seconds is None else time.monotonic() + self.seconds
         try:
-            while games < max_games and moves < max_moves:
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                coherent = self.coherent and games >= self.coherent_after
-                made = play(self.tc_alpha if coherent else self.alpha, coherent, score, top, length)
-                if made < 0:
-                    self._diverged(f"a TD error became NaN or Inf in game {games + 1:,}, after {moves:,} moves")
-                moves += made
-                stop = False
-                for g in slots:
-                    games += 1
-                    info = {"score": int(score[g]), "max_tile": 1 << int(top[g])}
-                    stop = report(float(score[g]), int(length[g]), info) is False or stop
-                if stop:
-                    break
+            run.threads() if self.threads > 1 else run.one_thread()
         finally:  # what was learned reaches the policy, even when a callback stops training by raising
-            if packed is not None:
-                unpack(packed, policy.weights, signed, absolute)
-        self._check_finite(policy, f"after {games:,} games")
-        return games
+            if rows is not None:
+                unpack(rows, policy.weights, signed, absolute)
+        if run.diverged:
+            self._diverged(run.diverged)
+        self._check_finite(policy, f"after {run.games:,} games")
+        return run.games
 
     def _check_finite(self, policy, when: str) -> None:
         bad = int(np.count_nonzero(~np.isfinite(policy.weights)))
@@ -261,3 +199,107 @@ class TDTrainer(Trainer):
         if self._accumulators is None or self._accumulators[0].shape[0] != size:
             self._accumulators = (np.zeros(size, np.float32), np.zeros(size, np.float32))
         return self._accumulators
+
+
+def _share(left: float, threads: int, most: int) -> int:
+    """A thread's share of what is ``left`` (games or moves; infinite without a budget): at least 1,
+    at most ``most``.  (``inf // 2`` is NaN, and ``max(1, nan)`` is 1: trainer-td 1.3 gave each
+    thread one game per call so, and the threads met after every game.)"""
+    if left == float("inf"):
+        return most
+    return int(min(most, max(1, -(-left // threads))))
+
+
+class _Run:
+    """One ``train`` call: its budgets, its counters, and the kernels that play its games."""
+
+    def __init__(self, trainer, policy, tables, bounds, rows, signed, absolute, states, max_games, max_moves, report):
+        self.trainer, self.tables, self.bounds, self.rows = trainer, tables, bounds, rows
+        from agentos_trainer_td._rows import learner_layout
+
+        self.net, self.size = policy.network, policy.layout.size
+        self.layout, self.features = learner_layout(policy), 8 * len(policy.tuples)
+        self.signed, self.absolute, self.states = signed, absolute, states
+        self.max_games, self.max_moves, self.report = max_games, max_moves, report
+        self.lam = trainer.td_lambda or 0.0
+        self.games = self.moves = 0
+        self.claimed = 0  # games started or done: threads claim theirs, so that exactly max_games are played
+        self.claims = threading.Lock()
+        self.diverged = ""
+        self.stopped = False
+        seconds = trainer.seconds
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def keep_going(self) -> bool:
+        """Whether another game (or chunk of games) may start."""
+        if self.stopped or self.diverged or self.claimed >= self.max_games or self.moves >= self.max_moves:
+            return False
+        return self.deadline is None or time.monotonic() < self.deadline
+
+    def step_size(self) -> tuple[float, bool]:
+        """(alpha, TC on) for the next game: ``coherent_after`` games of plain steps, then TC."""
+        trainer = self.trainer
+        coherent = trainer.coherent and self.games >= trainer.coherent_after
+        return (trainer.tc_alpha if coherent else trainer.alpha), coherent
+
+    def claim(self, most: int) -> int:
+        """Claim up to ``most`` of the games still to play (0 when none are left); a negative ``most``
+        gives back games claimed but not played (a chunk that ran out of moves first)."""
+        with self.claims:
+            games = int(min(most, self.max_games - self.claimed))
+            self.claimed += games
+            return games
+
+    def play(self, rng, games, budget, out) -> tuple[int, int]:
+        """Play up to ``games`` games or about ``budget`` moves on ``rng``: (moves, games played)."""
+        from agentos_trainer_td._episodes import train_episodes
+        from agentos_trainer_td._td import train_games
+
+        alpha, coherent = self.step_size()
+        if self.rows is not None:
+            return train_episodes(rng, games, budget, alpha, self.lam, self.trainer.restarts, coherent, self.rows,
+                                  self.layout, self.features, self.size, self.bounds, self.tables, *out)
+        return train_games(rng, games, budget, alpha, coherent, self.net, self.signed, self.absolute, self.tables, *out)
+
+    def heard(self, made: int, results) -> None:
+        """Count a chunk's moves and report its games (score, moves, largest exponent) to the callback."""
+        if made < 0:
+            self.diverged = f"a TD error became NaN or Inf in game {self.games + 1:,}, after {self.moves:,} moves"
+            return
+        self.moves += made
+        for score, length, top in results:
+            self.games += 1
+            info = {"score": int(score), "max_tile": 1 << int(top)}
+            self.stopped = self.report(float(score), int(length), info) is False or self.stopped
+
+    def one_thread(self) -> None:
+        """Game after game on one rng, reported as each ends: bit-reproducible from the seed."""
+        out = tuple(np.zeros(1, np.int64) for _ in range(3))
+        while self.keep_going():
+            made, _ = self.play(self.states, self.claim(1), _NO_BUDGET, out)
+            self.heard(made, [(out[0][0], out[2][0], out[1][0])])
+
+    def threads(self) -> None:
+        """Free-running threads on shared weights (:mod:`agentos_trainer_td._parallel`)."""
+        from agentos_trainer_td._parallel import free_running, thread_rng
+
+        threads = self.trainer.threads
+        rngs = [thread_rng(self.states, t) for t in range(threads)]
+        outs = [tuple(np.zeros(_GAMES_PER_CHUNK, np.int64) for _ in range(3)) for _ in range(threads)]
+
+        sizes = [1] * threads  # games a chunk may play: 1, 2, 4, ... so that a callback's stop is heard early
+
+        def chunk(thread: int):
+            budget = _share(self.max_moves - self.moves, threads, _MOVES_PER_CHUNK)
+            games = self.claim(_share(self.max_games - self.claimed, threads, sizes[thread]))
+            sizes[thread] = min(2 * sizes[thread], _GAMES_PER_CHUNK)
+            scores, tops, lengths = outs[thread]
+            made, played = self.play(rngs[thread], games, budget, outs[thread])
+            self.claim(played - games)
+            games = zip(scores[:played].tolist(), lengths[:played].tolist(), tops[:played].tolist(), strict=True)
+            return made, list(games)
+
+        for _, (made, results) in free_running(threads, chunk, self.keep_going):
+            self.heard(made, results)
+            if self.diverged:
+                break

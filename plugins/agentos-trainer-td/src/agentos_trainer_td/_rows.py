@@ -1,0 +1,130 @@
+"""The weights as rows: weight ``i`` in ``rows[i, 0]``, with TC its sums E and A beside it.
+
+With TC each weight is kept with its two sums in one row ``[w, E, A, 0]`` of a ``(weights, 4)`` float32
+array: 16 bytes, so reading and updating a weight and its sums touches one cache line instead of
+three (the preset's learner ran about 1.5x faster so; docs/benchmarks.md).  Without TC the rows are
+the policy's own weights seen as one column (no copy).  The trainer packs at the start of a ``train``
+call and unpacks at its end.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from agentos_env_2048.kernels import mirror, njit, transpose
+from agentos_policy_ntuple.network import weight_indices
+
+
+def pack(weights: np.ndarray, signed: np.ndarray, absolute: np.ndarray) -> np.ndarray:
+    """``[w, E, A, 0]`` rows when TC keeps sums (``signed`` as long as ``weights``), else ``weights``
+    itself as one column."""
+    if signed.shape != weights.shape:
+        return weights.reshape(-1, 1)
+    rows = np.zeros((weights.shape[0], 4), np.float32)
+    rows[:, 0] = weights
+    rows[:, 1] = signed
+    rows[:, 2] = absolute
+    return rows
+
+
+def unpack(rows: np.ndarray, weights: np.ndarray, signed: np.ndarray, absolute: np.ndarray) -> None:
+    """Copy the rows back into the policy's weights and TC's sums (nothing to do for one column)."""
+    if rows.shape[1] == 1:
+        return
+    weights[:] = rows[:, 0]
+    signed[:] = rows[:, 1]
+    absolute[:] = rows[:, 2]
+
+
+_U = np.uint64
+_I1, _I2, _I3 = _U(1 << 24), _U(2 << 24), _U(3 << 24)
+_M24, _M12, _HIGH12 = _U(0xFFFFFF), _U(0xFFF), _U(0xFFF000)
+_S4, _S16, _S20 = _U(4), _U(16), _U(20)
+
+# ``layout``, below, is 0 for the default tuples and the policy's ``network`` for any other: the kernels
+# are compiled once for each, and the default one, written out, never carries the network along
+# (passing it into the learner's inner functions cost the preset's learner 30% of its speed).
+
+
+def learner_layout(policy):
+    """What the learner's kernels take as ``layout`` for ``policy``'s tuples."""
+    return 0 if policy.layout.default else policy.network
+
+
+@njit
+def _default_indices(board, base, out):
+    base = _U(base)
+    symmetric = _U(board)
+    for symmetry in range(8):
+        out[4 * symmetry] = base + (symmetric & _M24)
+        out[4 * symmetry + 1] = base + _I1 + ((symmetric >> _S16) & _M24)
+        out[4 * symmetry + 2] = base + _I2 + ((symmetric & _M12) | ((symmetric >> _S4) & _HIGH12))
+        out[4 * symmetry + 3] = base + _I3 + (((symmetric >> _S16) & _M12) | ((symmetric >> _S20) & _HIGH12))
+        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
+
+
+@njit
+def _default_value(board, rows, base, scratch):
+    _default_indices(board, base, scratch)
+    total = 0.0
+    for symmetry in range(8):  # four reads a symmetry, then the total: value_at's grouping
+        k = 4 * symmetry
+        total += (float(rows[scratch[k], 0]) + float(rows[scratch[k + 1], 0])
+                  + float(rows[scratch[k + 2], 0]) + float(rows[scratch[k + 3], 0]))
+    return total
+
+
+@njit
+def _any_indices(board, net, base, out):
+    weight_indices(board, net, out)
+    if base:
+        for k in range(out.shape[0]):
+            out[k] += _U(base)
+
+
+@njit
+def _any_value(board, rows, net, base, scratch):
+    _any_indices(board, net, base, scratch)
+    total = 0.0
+    for i in scratch:  # one read after another: value_at's order for any tuples
+        total += float(rows[i, 0])
+    return total
+
+
+def row_indices(board, layout, base, out):
+    """``out`` (uint64) = the rows ``board`` reads in the stage whose weights start at ``base``."""
+    if isinstance(layout, int | np.integer):
+        _default_indices(board, base, out)
+    else:
+        _any_indices(board, layout, base, out)
+
+
+def row_value(board, rows, layout, base, scratch):
+    """``board``'s value in the stage at ``base``, summed in the order ``value_at`` sums it."""
+    if isinstance(layout, int | np.integer):
+        return _default_value(board, rows, base, scratch)
+    return _any_value(board, rows, layout, base, scratch)
+
+
+def _typed() -> None:
+    """Inside compiled code the two functions above are chosen by the type of ``layout``."""
+    if os.environ.get("AGENTOS_2048_PURE"):
+        return
+    from numba import types
+    from numba.extending import overload
+
+    @overload(row_indices)
+    def _row_indices(board, layout, base, out):
+        if isinstance(layout, types.Integer):
+            return lambda board, layout, base, out: _default_indices(board, base, out)
+        return lambda board, layout, base, out: _any_indices(board, layout, base, out)
+
+    @overload(row_value)
+    def _row_value(board, rows, layout, base, scratch):
+        if isinstance(layout, types.Integer):
+            return lambda board, rows, layout, base, scratch: _default_value(board, rows, base, scratch)
+        return lambda board, rows, layout, base, scratch: _any_value(board, rows, layout, base, scratch)
+
+
+_typed()
