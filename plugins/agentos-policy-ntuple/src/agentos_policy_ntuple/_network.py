@@ -105,7 +105,7 @@ _TABLE = 1 << 24
 
 
 @njit
-def _default_indices(board):
+def default_indices(board):
     """Indices of :data:`DEFAULT_TUPLES` (offsets included), written out: 2.5x the generic speed."""
     return (
         board & _M24,
@@ -121,7 +121,7 @@ def _default_value(board, weights, base):
     total = 0.0
     symmetric = board
     for symmetry in range(8):
-        i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = default_indices(symmetric)
         i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         # float(): sum in float64 in numba and plain Python alike
         total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
@@ -134,7 +134,7 @@ def _default_add(board, delta, weights, base):
     """:func:`add` for :data:`DEFAULT_TUPLES` over ``weights[base:]``."""
     symmetric = board
     for symmetry in range(8):
-        i0, i1, i2, i3 = _default_indices(symmetric)
+        i0, i1, i2, i3 = default_indices(symmetric)
         i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
         weights[i0] = float(weights[i0]) + delta  # float64 sum, then rounded once
         weights[i1] = float(weights[i1]) + delta
@@ -196,7 +196,7 @@ def weight_indices(board, net, out):
     if default:  # the same indices, by the written-out path
         for symmetry in range(8):
             out[4 * symmetry], out[4 * symmetry + 1], out[4 * symmetry + 2], out[4 * symmetry + 3] = (
-                _default_indices(symmetric))
+                default_indices(symmetric))
             symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
         return
     for symmetry in range(8):

@@ -22,9 +22,10 @@ delta to every weight a board reads; :func:`weight_indices` fills ``out`` (lengt
 with those weights' indices; :func:`best_action` → the move maximising points plus the searched
 afterstate value (``depth`` move layers: 1 is greedy, more is expectimax over the spawned tile; the
 search of the policy's ``search_depth`` with a table of one slot, since 1.2.2), -1 when no move is
-legal; :func:`value_at` and :func:`add_at` (added in 1.2) read and update with every index shifted
-by ``base`` (a stage's weights, without making a slice); :func:`best_actions` → that move for each
-of N boards (0 when none is legal);
+legal; :func:`default_indices` (added in 1.2.3) → the four weight indices of :data:`DEFAULT_TUPLES`
+in one symmetry of a board (offsets included), written out; :func:`value_at` and :func:`add_at`
+(added in 1.2) read and update with every index shifted by ``base`` (a stage's weights, without
+making a slice); :func:`best_actions` → that move for each of N boards (0 when none is legal);
 :func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
 returns the number of moves made.
 Multi-stage networks (added in 1.1)
@@ -42,6 +43,7 @@ from agentos_policy_ntuple._network import (
     Layout,
     add,
     add_at,
+    default_indices,
     make_layout,
     network,
     parse_tuples,
@@ -69,6 +71,7 @@ __all__ = [
     "best_action",
     "best_actions",
     "bounds_array",
+    "default_indices",
     "make_layout",
     "network",
     "parse_stage_tiles",

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 from agentos_env_2048.kernels import mirror, njit, transpose
-from agentos_policy_ntuple.network import weight_indices
+from agentos_policy_ntuple.network import default_indices, weight_indices
 
 
 def pack(weights: np.ndarray, signed: np.ndarray, absolute: np.ndarray) -> np.ndarray:
@@ -38,9 +38,6 @@ def unpack(rows: np.ndarray, weights: np.ndarray, signed: np.ndarray, absolute: 
 
 
 _U = np.uint64
-_I1, _I2, _I3 = _U(1 << 24), _U(2 << 24), _U(3 << 24)
-_M24, _M12, _HIGH12 = _U(0xFFFFFF), _U(0xFFF), _U(0xFFF000)
-_S4, _S16, _S20 = _U(4), _U(16), _U(20)
 
 # ``layout``, below, is 0 for the default tuples and the policy's ``network`` for any other: the kernels
 # are compiled once for each, and the default one, written out, never carries the network along
@@ -57,10 +54,9 @@ def _default_indices(board, base, out):
     base = _U(base)
     symmetric = _U(board)
     for symmetry in range(8):
-        out[4 * symmetry] = base + (symmetric & _M24)
-        out[4 * symmetry + 1] = base + _I1 + ((symmetric >> _S16) & _M24)
-        out[4 * symmetry + 2] = base + _I2 + ((symmetric & _M12) | ((symmetric >> _S4) & _HIGH12))
-        out[4 * symmetry + 3] = base + _I3 + (((symmetric >> _S16) & _M12) | ((symmetric >> _S20) & _HIGH12))
+        i0, i1, i2, i3 = default_indices(symmetric)
+        out[4 * symmetry], out[4 * symmetry + 1] = base + i0, base + i1
+        out[4 * symmetry + 2], out[4 * symmetry + 3] = base + i2, base + i3
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 

@@ -210,13 +210,20 @@ def _share(left: float, threads: int, most: int) -> int:
     return int(min(most, max(1, -(-left // threads))))
 
 
+def _results(out, played: int) -> list[tuple[int, int, int]]:
+    """(score, moves, largest exponent) of the first ``played`` games a kernel wrote into ``out``
+    (its scores, largest exponents and lengths); copies, so that the kernel may write ``out`` again."""
+    scores, tops, lengths = out
+    return list(zip(scores[:played].tolist(), lengths[:played].tolist(), tops[:played].tolist(), strict=True))
+
+
 class _Run:
     """One ``train`` call: its budgets, its counters, and the kernels that play its games."""
 
     def __init__(self, trainer, policy, tables, bounds, rows, signed, absolute, states, max_games, max_moves, report):
-        self.trainer, self.tables, self.bounds, self.rows = trainer, tables, bounds, rows
         from agentos_trainer_td._rows import learner_layout
 
+        self.trainer, self.tables, self.bounds, self.rows = trainer, tables, bounds, rows
         self.net, self.size = policy.network, policy.layout.size
         self.layout, self.features = learner_layout(policy), 8 * len(policy.tuples)
         self.signed, self.absolute, self.states = signed, absolute, states
@@ -276,8 +283,8 @@ class _Run:
         """Game after game on one rng, reported as each ends: bit-reproducible from the seed."""
         out = tuple(np.zeros(1, np.int64) for _ in range(3))
         while self.keep_going():
-            made, _ = self.play(self.states, self.claim(1), _NO_BUDGET, out)
-            self.heard(made, [(out[0][0], out[2][0], out[1][0])])
+            made, played = self.play(self.states, self.claim(1), _NO_BUDGET, out)
+            self.heard(made, _results(out, played))
 
     def threads(self) -> None:
         """Free-running threads on shared weights (:mod:`agentos_trainer_td._parallel`)."""
@@ -293,11 +300,9 @@ class _Run:
             budget = _share(self.max_moves - self.moves, threads, _MOVES_PER_CHUNK)
             games = self.claim(_share(self.max_games - self.claimed, threads, sizes[thread]))
             sizes[thread] = min(2 * sizes[thread], _GAMES_PER_CHUNK)
-            scores, tops, lengths = outs[thread]
             made, played = self.play(rngs[thread], games, budget, outs[thread])
             self.claim(played - games)
-            games = zip(scores[:played].tolist(), lengths[:played].tolist(), tops[:played].tolist(), strict=True)
-            return made, list(games)
+            return made, _results(outs[thread], played)
 
         for _, (made, results) in free_running(threads, chunk, self.keep_going):
             self.heard(made, results)
