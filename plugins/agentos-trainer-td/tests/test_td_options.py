@@ -72,7 +72,7 @@ def test_lambda_returns_match_a_hand_computed_three_move_game():
         points = np.array([0.0, 4.0, 8.0])
         indices = np.empty(8, np.uint64)
         rows = weights.reshape(-1, 1)  # the learner's rows: without TC, the weights themselves
-        ok = learn(path, points, 3, lam, (1 / 16) / 8, False, rows, net, 16, bounds_array(()), indices)
+        ok = learn(path, points, 3, lam, (1 / 16) / 8, False, rows, net, 16, bounds_array(()), indices, False)
         assert ok
         assert value(path[2], net) == 0.0
         assert value(path[1], net) == pytest.approx(4.0)

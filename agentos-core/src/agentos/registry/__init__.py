@@ -25,7 +25,7 @@ _LAZY = {
     "rebuild_index": "._publish",
     "yank": "._publish",
     "install": "._install",
-    "uninstall": "._install",
+    "uninstall": "._uninstall",
     "init_venv": "._venv",
 }
 

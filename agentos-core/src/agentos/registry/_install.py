@@ -1,4 +1,4 @@
-"""``agentos install`` and ``agentos uninstall``: pip in the agent's environment, then agent.ini.
+"""``agentos install``: pip in the agent's environment, then agent.ini (uninstall: :mod:`._uninstall`).
 
 Order of events, so that a failure at any point leaves agent.ini, the requirements file and the
 environment as they were:
@@ -19,7 +19,6 @@ environment as they were:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pathlib
 
@@ -31,9 +30,10 @@ from . import _extras, _pip, _requirements
 from ._artifacts import read_artifact
 from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
 from ._owners import served
+from ._rollback import ctrl_c_deferred, installed_hash, pip_install, undo
 
 
-def _kind(kind: str) -> str:
+def checked_kind(kind: str) -> str:
     try:
         return canonical_kind(kind)
     except ValueError as exc:
@@ -136,132 +136,6 @@ def _plan(
     return plan, exact
 
 
-def _rollback(before: dict[str, str | None], client: IndexClient | None) -> list[str]:
-    """Undo an install: remove what was new, reinstall what was replaced (best effort)."""
-    after = _pip.installed_versions(before)
-    remove = [n for n, v in before.items() if v is None and after.get(n) is not None]
-    restore = [f"{n}=={v}" for n, v in before.items() if v is not None and after.get(n) != v]
-    problems = []
-    if remove:
-        proc = _pip.run_pip("uninstall", "-y", *remove, shield=True)
-        if proc.returncode:
-            problems.append(_pip.error_line(proc))
-    if restore:
-        extra = ["--extra-index-url", client.simple_url] if client else []
-        proc = _pip.run_pip("install", "--no-deps", *extra, *restore, shield=True)
-        if proc.returncode:
-            problems.append(_pip.error_line(proc))
-    return problems
-
-
-def _installed_hash(project: str) -> str | None:
-    """sha256 of the archive an installed distribution came from (its direct_url.json), if known."""
-    import json
-    from importlib import metadata
-
-    try:
-        text = metadata.distribution(project).read_text("direct_url.json")
-        info = json.loads(text or "{}").get("archive_info", {})
-    except (metadata.PackageNotFoundError, ValueError):
-        return None
-    hashes = info.get("hashes") or {}
-    return hashes.get("sha256") or (info.get("hash", "").split("=", 1)[1] if "=" in info.get("hash", "") else None)
-
-
-def _leftovers(before: dict[str, str | None]) -> list[str]:
-    """Distributions not back at their version of ``before`` (after a rollback)."""
-    after = _pip.installed_versions(before)
-    return [f"{n} {after[n]}" for n, v in before.items() if after.get(n) != v and after.get(n) is not None] + [
-        f"{n} {v} (missing)" for n, v in before.items() if v is not None and after.get(n) is None
-    ]
-
-
-def _remove_half_installed(project: str, wheel: str) -> None:
-    """Delete what pip wrote of ``wheel`` (a project that was not installed before) when pip itself
-    cannot uninstall it (a failure half-way leaves a ``.dist-info`` without METADATA or RECORD)."""
-    import shutil
-    import sysconfig
-    import zipfile
-
-    purelib = os.path.realpath(sysconfig.get_paths()["purelib"])
-    with zipfile.ZipFile(wheel) as zf:
-        members = [m for m in zf.namelist() if ".data/" not in m]
-    folders = set()
-    for member in members:
-        target = os.path.realpath(os.path.join(purelib, member))
-        if not target.startswith(purelib + os.sep):
-            continue  # never outside site-packages (the wheel was validated; this is belt and braces)
-        top = os.path.join(purelib, member.split("/", 1)[0])
-        if top.endswith(".dist-info"):
-            folders.add(top)
-        if os.path.isfile(target):
-            os.unlink(target)
-        parent = os.path.dirname(target)
-        while parent.startswith(purelib + os.sep):
-            folders.add(parent)
-            parent = os.path.dirname(parent)
-    for folder in sorted(folders, key=len, reverse=True):
-        if folder.endswith(".dist-info"):
-            shutil.rmtree(folder, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                shutil.rmtree(os.path.join(folder, "__pycache__"), ignore_errors=True)
-                os.rmdir(folder)  # only when empty: never someone else's files
-
-
-def _undo(before, client, what: str, art=None) -> str:
-    """Roll back; the message says exactly what (if anything) is left and how to remove it."""
-    problems = _rollback(before, client)
-    if art is not None and before.get(art.project) is None and _pip.installed_versions([art.project])[art.project]:
-        _remove_half_installed(art.project, art.path)
-    left = _leftovers(before)
-    if not left:
-        return f"{what}: the install was undone; agent.ini and requirements unchanged"
-    names = " ".join(item.split()[0] for item in left)
-    detail = f" ({'; '.join(problems)})" if problems else ""
-    return (
-        f"{what}: could not undo everything{detail}; left behind: {', '.join(left)}; "
-        f"remove with: python -m pip uninstall -y {names}; agent.ini and requirements unchanged"
-    )
-
-
-def _pip_install(art, requirements, before, client, force: bool, interrupted) -> None:
-    args = ["install", "--no-deps", *(["--force-reinstall"] if force else []), *requirements]
-    proc = _pip.run_pip(*args, shield=True)
-    if interrupted.is_set():
-        raise _pip.Interrupted(_undo(before, client, "interrupted", art))
-    if proc.returncode != 0:
-        raise _pip.PipError(_undo(before, client, f"pip failed: {_pip.error_line(proc)}", art))
-
-
-class _Flag:
-    def __init__(self):
-        self.value = False
-
-    def set(self, *_):
-        self.value = True
-
-    def is_set(self) -> bool:
-        return self.value
-
-
-@contextlib.contextmanager
-def _ctrl_c_deferred():
-    """Ctrl-C is recorded, not raised, until the block ends: then it is raised (never lost)."""
-    import signal
-
-    flag = _Flag()
-    try:
-        old = signal.signal(signal.SIGINT, flag.set)
-    except ValueError:  # not the main thread
-        old = None
-    try:
-        yield flag
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
-
-
 def install(
     kind: str,
     name: str,
@@ -280,7 +154,7 @@ def install(
     the current default. Returns what was done.
     """
     echo = echo or (lambda message: None)
-    kind = _kind(kind)
+    kind = checked_kind(kind)
     name, version = _split_version(name, version)
     name, extras = _extras.split(name)
     config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
@@ -298,7 +172,7 @@ def install(
     package = f"{art.name}[{','.join(extras)}]" if extras else art.name
     requirement = f"{package} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
     installed = _pip.installed_versions([art.project])[art.project]
-    same = installed == art.version and _installed_hash(art.project) == art.sha256 and not _pip.unmet(also)
+    same = installed == art.version and installed_hash(art.project) == art.sha256 and not _pip.unmet(also)
     editable = None if same or installed is None else _pip.editable_location(art.project)
     if editable:  # the author's working copy: never replaced behind their back
         same = True
@@ -314,21 +188,22 @@ def install(
     if default is None and ask is not None and _needs_question(config, kind, comp_name):
         default = bool(ask(kind, comp_name, config.default(kind)))  # asked before anything changes
     pins = _hosted_pins(art, exact, client, hosted, also)
-    with _ctrl_c_deferred() as interrupted:
+    with ctrl_c_deferred() as interrupted:
         before = _pip.installed_versions(plan)
         if not same:
             echo(
                 f"installing {art.name} {art.version}"
                 + (f" and {len(plan) - 1} requirement(s)" if len(plan) > 1 else "")
             )
-            _pip_install(art, exact, before, client, installed == art.version, interrupted)
+            pip_install(art, exact, before, client, installed == art.version, interrupted)
         if interrupted.is_set():
             raise _pip.Interrupted("interrupted: nothing was changed")
 
-        def undo() -> str:
-            return _undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
+        def undo_all() -> str:
+            return undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
 
-        result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo, package)
+        result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo_all,
+                         package)
     if editable:
         result["notes"].insert(
             0,
@@ -369,10 +244,10 @@ def _needs_question(config, kind: str, comp_name: str) -> bool:
     if current is None or normalize(current) == normalize(comp_name):
         return False
     local = config.component(kind, current)
-    return bool(local and local.source) or _is_installed(kind, current)
+    return bool(local and local.source) or is_installed(kind, current)
 
 
-def _is_installed(kind: str, name: str) -> bool:
+def is_installed(kind: str, name: str) -> bool:
     from ..host import ComponentHost
 
     return ComponentHost().find(kind, name) is not None
@@ -387,7 +262,7 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         current = config.default(kind)
         notes = []
         local = config.component(kind, current) if current else None
-        dangling = current is not None and not (local and local.source) and not _is_installed(kind, current)
+        dangling = current is not None and not (local and local.source) and not is_installed(kind, current)
         if current is None or normalize(current) == normalize(comp_name) or dangling:
             make_default = True if default is None else default
             if dangling and make_default:
@@ -444,88 +319,3 @@ def _preset_decides(config, preset: str, *, explicit: bool) -> list[str]:
             notes.append(f"agent.ini's default {kind} {current} wins over the preset's {comp} "
                          f"(agentos install preset {preset} --default lets the preset decide)")
     return notes
-
-
-def uninstall(kind: str, name: str, *, agent: str | None = None, ask=None, echo=None) -> dict:
-    """Remove a component: its package (unless another component of agent.ini still uses it),
-    its agent.ini section and its requirements line; picks (or asks for) the next default."""
-    from ..host import ComponentHost
-
-    echo = echo or (lambda message: None)
-    kind = _kind(kind)
-    config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
-    comp = config.component(kind, name)
-    spec = ComponentHost().find(kind, name)
-    if comp is None and spec is None:
-        hint = did_you_mean(name, config.component_names(kind))
-        raise UsageError(f"no {kind} named {name!r} is installed in {config.path}{hint}")
-    comp_name = comp.name if comp else spec.name
-    package = (comp.package if comp else "") or (spec.package if spec else "") or distribution_name(kind, name)
-    local = bool(comp and comp.source)
-    shared = [
-        c
-        for c in config.components.values()
-        if c is not comp and c.package and normalize(c.package) == normalize(package)
-    ]
-    req_path = _requirements.requirements_path(config)
-    old_req = _requirements.read(req_path)
-    removed_pkg = False
-    if not local and not shared and _pip.installed_versions([package])[package] is not None:
-        try:
-            proc = _pip.run_pip("uninstall", "-y", package, shield=True)
-        except KeyboardInterrupt:
-            _restore(package, old_req)
-            raise _pip.Interrupted(
-                "interrupted: the package was reinstalled; agent.ini and requirements unchanged"
-            ) from None
-        if proc.returncode != 0:
-            raise _pip.PipError(f"pip failed: {_pip.error_line(proc)}; agent.ini and requirements unchanged")
-        removed_pkg = True
-    from ._lock import folder_lock
-
-    with folder_lock(os.path.dirname(os.path.abspath(config.path)), ".agentos.lock"), _ctrl_c_deferred():
-        config = AgentConfig.load(config.path)  # re-read under the lock: another install may have written
-        notes = []
-        new_default = config.default(kind)
-        if config.component(kind, comp_name) is not None:
-            config.remove_component(kind, comp_name)
-        if new_default is not None and normalize(new_default) == normalize(comp_name):
-            remaining = [n for n in config.component_names(kind) if _usable(config, kind, n)]
-            if not remaining:
-                new_default = None
-            elif len(remaining) == 1 or ask is None:
-                new_default = remaining[0]
-            else:
-                new_default = ask(kind, remaining)
-            config.set_default(kind, new_default)
-            notes.append(f"the default {kind} is now {new_default}" if new_default else f"no default {kind} is left")
-        old_req = _requirements.read(req_path)
-        req_text = old_req if local or shared else _requirements.with_line(old_req, package, None)
-        if req_text != old_req:
-            atomic_write(req_path, req_text)
-        config.save()
-    return {
-        "kind": kind,
-        "name": comp_name,
-        "package": package,
-        "uninstalled": removed_pkg,
-        "default": new_default,
-        "agent_ini": config.path,
-        "notes": notes,
-    }
-
-
-def _usable(config, kind: str, name: str) -> bool:
-    """A component that can be a default: local (``source``) or actually installed."""
-    comp = config.component(kind, name)
-    return bool(comp and comp.source) or _is_installed(kind, name)
-
-
-def _restore(package: str, requirements_text: str) -> None:
-    """Reinstall ``package`` from its pinned requirements line after an interrupted uninstall."""
-    from packaging.utils import canonicalize_name
-
-    for line in requirements_text.splitlines():
-        if _requirements.requirement_name(line) == canonicalize_name(package):
-            _pip.run_pip("install", "--no-deps", line.strip(), shield=True)
-            return

@@ -31,34 +31,36 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import stage_base
 
 from agentos_trainer_td._jit import njit_nogil
-from agentos_trainer_td._rows import row_indices, row_value
+from agentos_trainer_td._rows import promoted_row, promoted_value, row_indices, row_value
+from agentos_trainer_td._td import coherent_step
 
 _RESTART_ABOVE = 10
 PATH = 1 << 15  # afterstates kept per segment before the buffers grow
 
 
 @njit
-def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
+def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices, promote):
     """Learn one segment's afterstates ``path[:n]`` backwards (see the module); False when a TD error is
-    not a finite number.  Each afterstate's indices serve its value, its update and its new value."""
+    not a finite number.  Each afterstate's indices serve its value, its update and its new value.
+    With ``promote`` a never-learned weight of a later stage is first given the one it stood for."""
     exact = 0.0
     for t in range(n - 1, -1, -1):
         board = path[t]
-        row_indices(board, layout, stage_base(board, bounds, size), indices)
+        base = stage_base(board, bounds, size)
+        row_indices(board, layout, base, indices)
+        promoted = promote and base > 0
         total = 0.0
         for i in indices:
-            total += float(rows[i, 0])
+            total += float(rows[promoted_row(rows, i, size, base) if promoted else i, 0])
         error = exact - total
         if not np.isfinite(error):
             return False
         if coherent:
             for i in indices:
-                sums = float(rows[i, 2])
-                # at most 1: one thread keeps |E| <= A (bit for bit the same), racing threads may not
-                rate = min(abs(float(rows[i, 1])) / sums, 1.0) if sums > 0.0 else 1.0
-                rows[i, 0] = float(rows[i, 0]) + step * rate * error
-                rows[i, 1] = float(rows[i, 1]) + error
-                rows[i, 2] = sums + abs(error)
+                if promoted and rows[i, 2] == 0.0:
+                    rows[i, 0] = rows[promoted_row(rows, i, size, base), 0]
+                rows[i, 0], rows[i, 1], rows[i, 2] = coherent_step(
+                    float(rows[i, 0]), float(rows[i, 1]), float(rows[i, 2]), step, error)
         else:
             delta = step * error
             for i in indices:
@@ -71,13 +73,17 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
 
 
 @njit
-def _greedy(board, rows, layout, size, bounds, tables, scratch):
+def _greedy(board, rows, layout, size, bounds, tables, scratch, promote):
     best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
     for action in range(4):
         after, points = move(board, action, tables)
         if after == board:
             continue
-        v = points + row_value(after, rows, layout, stage_base(after, bounds, size), scratch)
+        base = stage_base(after, bounds, size)
+        if promote and base > 0:
+            v = points + promoted_value(after, rows, layout, base, size, scratch)
+        else:
+            v = points + row_value(after, rows, layout, base, scratch)
         if v > best_value:
             best, best_value, best_after, best_points = action, v, after, points
     return best, best_after, best_points
@@ -85,7 +91,7 @@ def _greedy(board, rows, layout, size, bounds, tables, scratch):
 
 @njit
 def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points,
-                 indices):
+                 indices, promote):
     """One game on rng ``slot``, learned segment by segment: (moves made with restarts, first segment's
     score, its largest exponent, its length, path, points); moves is -1 as soon as a TD error is not
     finite.  ``path``/``points`` are the caller's buffers, returned grown if a segment outran them."""
@@ -98,7 +104,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size
         n = 0
         score = 0
         while True:
-            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, scratch)
+            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, scratch, promote)
             if best < 0:
                 break
             if n == path.shape[0]:
@@ -112,7 +118,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size
         if first:
             first_score, first_top, first_length = score, max_exponent(board), n
             first = False
-        if not learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices):
+        if not learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices, promote):
             return -1, first_score, first_top, first_length, path, points
         if not restarts or n <= _RESTART_ABOVE:
             break
@@ -122,11 +128,12 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size
 
 @njit_nogil
 def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, layout, features, size, bounds,
-                   tables, scores, max_exponents, lengths):
+                   tables, scores, max_exponents, lengths, promote=False):
     """Play and learn games on rng slot 0 until ``games`` were played or ``budget`` moves made (a game
     is never cut); (moves made with restarts, games played), moves -1 as soon as a TD error is not
     finite.  ``scores``/``max_exponents``/``lengths`` get each game's first segment.  ``layout`` is
-    :func:`~agentos_trainer_td._rows.learner_layout`'s, ``features`` the ``8 * tuples`` weights a board reads."""
+    :func:`~agentos_trainer_td._rows.learner_layout`'s, ``features`` the ``8 * tuples`` weights a board reads;
+    ``promote``: multi-stage weight promotion (:func:`~agentos_trainer_td._rows.promoted_row`; TC rows only)."""
     indices = np.empty(features, dtype=np.uint64)
     step = alpha / indices.shape[0]
     path = np.empty(PATH, dtype=np.uint64)
@@ -135,7 +142,8 @@ def train_episodes(states, games, budget, alpha, lam, restarts, coherent, rows, 
     played = 0
     while played < games and moves < budget:
         made, score, top, length, path, points = play_episode(
-            states, 0, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points, indices)
+            states, 0, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points, indices,
+            promote)
         if made < 0:
             return -1, played
         scores[played], max_exponents[played], lengths[played] = score, top, length

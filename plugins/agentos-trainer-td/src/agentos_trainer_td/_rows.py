@@ -124,3 +124,37 @@ def _typed() -> None:
 
 
 _typed()
+
+
+# Multi-stage weight promotion (Jaśkowski 2018): a weight of stage s > 0 that has never been learned
+# (its TC sum A is 0) stands for the same weight of stage s - 1, recursively, so that a game entering a
+# new stage goes on with what the stages below learned.  It is copied into its own row when first learned.
+
+
+@njit
+def promoted_row(rows, i, size, base):
+    """The row that row ``i`` (of the stage whose weights start at ``base``) reads: itself once learned
+    (``A > 0``), else the same weight of the stage below, recursively."""
+    while base > 0 and rows[i, 2] == 0.0:
+        i -= _U(size)
+        base -= size
+    return i
+
+
+@njit
+def promoted_value(board, rows, layout, base, size, scratch):
+    """``board``'s value in the stage at ``base``, each weight read through :func:`promoted_row`."""
+    row_indices(board, layout, base, scratch)
+    total = 0.0
+    for i in scratch:
+        total += float(rows[promoted_row(rows, i, size, base), 0])
+    return total
+
+
+def materialize_promotions(rows: np.ndarray, size: int, stages: int) -> None:
+    """Write into every never-learned weight of stages 1.. the weight it stands for, stage by stage
+    (so that the policy plays, outside the trainer, with the values the trainer read)."""
+    for stage in range(1, stages):
+        here = rows[stage * size : (stage + 1) * size]
+        fresh = here[:, 2] == 0.0
+        here[fresh, 0] = rows[(stage - 1) * size : stage * size][fresh, 0]

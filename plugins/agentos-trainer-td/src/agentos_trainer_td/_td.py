@@ -17,17 +17,22 @@ from agentos_trainer_td._jit import njit_nogil
 
 
 @njit
+def coherent_step(weight, signed, absolute, step, error):
+    """TC's update of one weight (floats): it moves by ``step * |E|/A * error``, then its signed and
+    absolute error sums E and A take ``error``; returns the new (weight, E, A).  The rate is at most 1:
+    one thread keeps |E| <= A, but racing threads or a trainer state from elsewhere may not."""
+    rate = min(abs(signed) / absolute, 1.0) if absolute > 0.0 else 1.0
+    return weight + step * rate * error, signed + error, absolute + abs(error)
+
+
+@njit
 def _add_coherent(board, error, alpha, net, signed, absolute, indices):
-    """TC update: each weight moves by ``alpha * |E|/A * error``, then E and A take ``error``."""
+    """TC update of every weight ``board`` reads (:func:`coherent_step`), over separate arrays."""
     weights = net[1]
     weight_indices(board, net, indices)
-    for i in indices:
-        total = float(absolute[i])  # float64 in numba and in plain Python alike
-        # at most 1: one thread keeps |E| <= A (bit for bit the same), a trainer state from elsewhere may not
-        rate = min(abs(float(signed[i])) / total, 1.0) if total > 0.0 else 1.0
-        weights[i] = float(weights[i]) + alpha * rate * error
-        signed[i] = float(signed[i]) + error
-        absolute[i] = total + abs(error)
+    for i in indices:  # float64 in numba and in plain Python alike
+        weights[i], signed[i], absolute[i] = coherent_step(
+            float(weights[i]), float(signed[i]), float(absolute[i]), alpha, error)
 
 
 @njit

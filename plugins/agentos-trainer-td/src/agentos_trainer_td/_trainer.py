@@ -58,6 +58,10 @@ class TDTrainer(Trainer):
     are the policy's ``initial_value``.  ``seconds`` -- also stop each ``train`` call once this much
     wall-clock time has passed (checked between calls of the kernel: about 500,000 moves a thread),
     for recipes whose budget is an hour of this machine rather than a number of games.
+    ``promote`` -- multi-stage weight promotion (Jaśkowski 2018) for a multi-stage policy with TC from
+    the first game: a weight of a later stage that was never learned stands for the same weight of the
+    stage below, and is copied from it when first learned (:func:`agentos_trainer_td._rows.promoted_row`),
+    so a game entering a new stage goes on with what was learned before instead of from zero.
 
     Games are played inside the compiled 2048 core of ``agentos-env-2048`` with the environment's
     rules (same moves, scores, spawn odds and end), not through ``environment.step``: that is what
@@ -72,7 +76,8 @@ class TDTrainer(Trainer):
 
     def __init__(self, alpha: float = 0.1, coherent: bool = False, seed: int | None = None,
                  td_lambda: float | None = None, restarts: bool = False, coherent_after: int = 0,
-                 tc_alpha: float | None = None, threads: int = 1, seconds: float | None = None):
+                 tc_alpha: float | None = None, threads: int = 1, seconds: float | None = None,
+                 promote: bool = False):
         alpha = _real("alpha", alpha)
         if not 0.0 < alpha <= 10.0:
             raise ValueError(f"alpha must be in (0, 10], got {alpha}")
@@ -95,6 +100,10 @@ class TDTrainer(Trainer):
         if self.seconds is not None and not 0.0 < self.seconds <= 1e7:
             raise ValueError(f"seconds is a wall-clock budget in (0, 1e7], got {seconds}")
         self.seed = None if seed is None else _whole("seed", seed)
+        self.promote = _flag("promote", promote)
+        if self.promote and (not self.coherent or self.coherent_after):
+            raise ValueError("promote needs coherent = true from the first game (coherent_after = 0): "
+                             "a weight counts as learned once TC's sums hold its errors")
         self._accumulators: tuple[np.ndarray, np.ndarray] | None = None
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
@@ -102,7 +111,7 @@ class TDTrainer(Trainer):
         from agentos_env_2048 import Game2048Env
         from agentos_env_2048.kernels import move_tables, seed_states
 
-        from agentos_trainer_td._rows import pack, unpack
+        from agentos_trainer_td._rows import materialize_promotions, pack, unpack
 
         if not hasattr(policy, "layout") or not hasattr(policy, "weights"):
             raise TypeError(f"the td trainer trains the ntuple policy, not {type(policy).__name__}")
@@ -115,6 +124,8 @@ class TDTrainer(Trainer):
             seed = int.from_bytes(os.urandom(8), "little")
         signed, absolute = self._coherence_accumulators(policy)
         bounds = np.array(getattr(policy, "stage_bounds", ()), dtype=np.int64)
+        if self.promote and not len(bounds):
+            raise ValueError("promote needs a multi-stage policy: set the policy's stage_tiles (e.g. 16384)")
         # TD(λ), restarts, stages -- and TC on several threads -- learn at episode end, over rows
         episodic = self.td_lambda is not None or self.restarts or len(bounds) > 0
         rows = pack(policy.weights, signed, absolute) if episodic or (self.threads > 1 and self.coherent) else None
@@ -126,6 +137,8 @@ class TDTrainer(Trainer):
             run.threads() if self.threads > 1 else run.one_thread()
         finally:  # what was learned reaches the policy, even when a callback stops training by raising
             if rows is not None:
+                if self.promote:
+                    materialize_promotions(rows, policy.layout.size, len(bounds) + 1)
                 unpack(rows, policy.weights, signed, absolute)
         if run.diverged:
             self._diverged(run.diverged)
@@ -265,7 +278,8 @@ class _Run:
         alpha, coherent = self.step_size()
         if self.rows is not None:
             return train_episodes(rng, games, budget, alpha, self.lam, self.trainer.restarts, coherent, self.rows,
-                                  self.layout, self.features, self.size, self.bounds, self.tables, *out)
+                                  self.layout, self.features, self.size, self.bounds, self.tables, *out,
+                                  self.trainer.promote)
         return train_games(rng, games, budget, alpha, coherent, self.net, self.signed, self.absolute, self.tables, *out)
 
     def heard(self, made: int, results) -> None:
