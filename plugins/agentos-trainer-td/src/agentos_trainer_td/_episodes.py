@@ -31,7 +31,7 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import stage_base
 
 from agentos_trainer_td._jit import njit_nogil
-from agentos_trainer_td._rows import promoted_row, promoted_value, row_indices, row_value
+from agentos_trainer_td._rows import promoted_row, promoted_total, promoted_value, row_indices, row_value
 from agentos_trainer_td._td import coherent_step
 
 _RESTART_ABOVE = 10
@@ -49,9 +49,12 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
         base = stage_base(board, bounds, size)
         row_indices(board, layout, base, indices)
         promoted = promote and base > 0
-        total = 0.0
-        for i in indices:
-            total += float(rows[promoted_row(rows, i, size, base) if promoted else i, 0])
+        if promoted:
+            total = promoted_total(rows, indices, size, base)
+        else:
+            total = 0.0
+            for i in indices:
+                total += float(rows[i, 0])
         error = exact - total
         if not np.isfinite(error):
             return False

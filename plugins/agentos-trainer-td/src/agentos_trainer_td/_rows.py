@@ -142,13 +142,20 @@ def promoted_row(rows, i, size, base):
 
 
 @njit
+def promoted_total(rows, indices, size, base):
+    """The sum of the weights at ``indices`` (rows of the stage at ``base``), each read through
+    :func:`promoted_row`."""
+    total = 0.0
+    for i in indices:
+        total += float(rows[promoted_row(rows, i, size, base), 0])
+    return total
+
+
+@njit
 def promoted_value(board, rows, layout, base, size, scratch):
     """``board``'s value in the stage at ``base``, each weight read through :func:`promoted_row`."""
     row_indices(board, layout, base, scratch)
-    total = 0.0
-    for i in scratch:
-        total += float(rows[promoted_row(rows, i, size, base), 0])
-    return total
+    return promoted_total(rows, scratch, size, base)
 
 
 def materialize_promotions(rows: np.ndarray, size: int, stages: int) -> None:
