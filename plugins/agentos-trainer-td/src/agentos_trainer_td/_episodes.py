@@ -31,7 +31,7 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import stage_base
 
 from agentos_trainer_td._jit import njit_nogil
-from agentos_trainer_td._rows import promoted_row, promoted_total, promoted_value, row_indices, row_value
+from agentos_trainer_td._rows import promoted_row, promoted_total, promoted_value, row_indices, row_value, rows_total
 from agentos_trainer_td._td import coherent_step
 
 _RESTART_ABOVE = 10
@@ -49,12 +49,7 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
         base = stage_base(board, bounds, size)
         row_indices(board, layout, base, indices)
         promoted = promote and base > 0
-        if promoted:
-            total = promoted_total(rows, indices, size, base)
-        else:
-            total = 0.0
-            for i in indices:
-                total += float(rows[i, 0])
+        total = promoted_total(rows, indices, size, base) if promoted else rows_total(rows, indices)
         error = exact - total
         if not np.isfinite(error):
             return False
@@ -68,10 +63,7 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
             delta = step * error
             for i in indices:
                 rows[i, 0] = float(rows[i, 0]) + delta
-        total = 0.0
-        for i in indices:
-            total += float(rows[i, 0])
-        exact = points[t] + lam * exact + (1.0 - lam) * total
+        exact = points[t] + lam * exact + (1.0 - lam) * rows_total(rows, indices)
     return True
 
 

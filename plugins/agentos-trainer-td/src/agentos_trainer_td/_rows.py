@@ -80,12 +80,18 @@ def _any_indices(board, net, base, out):
 
 
 @njit
-def _any_value(board, rows, net, base, scratch):
-    _any_indices(board, net, base, scratch)
+def rows_total(rows, indices):
+    """The sum of the weights at ``indices``, one read after another (``value_at``'s order for any tuples)."""
     total = 0.0
-    for i in scratch:  # one read after another: value_at's order for any tuples
+    for i in indices:
         total += float(rows[i, 0])
     return total
+
+
+@njit
+def _any_value(board, rows, net, base, scratch):
+    _any_indices(board, net, base, scratch)
+    return rows_total(rows, scratch)
 
 
 def row_indices(board, layout, base, out):
