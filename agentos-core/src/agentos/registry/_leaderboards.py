@@ -292,13 +292,9 @@ def component_section(all_boards: dict[str, list[dict]], row: dict) -> list[str]
     if row["kind"] == "environment":
         env = normalize(row["name"])
         link = f'<a id="leaderboard" href="../../{escape(board_path(env))}">leaderboard</a>'
-        tasks = [
-            f'<a href="../../{escape(board_path(board))}">{escape(title(board, entries))}</a>'
-            for board, entries in all_boards.items()
-            if board.startswith(f"{env}--")
-        ]
-        more = f" One per task it was trained on: {', '.join(tasks)}." if tasks else ""
-        return [f"<p>Trained policies on this environment, ranked: its {link}.{more}</p>"]
+        every = f'<a href="../../{FOLDER}/index.html">all leaderboards</a>'
+        return [f"<p>Trained policies on this environment, ranked: its {link} (and one per task it plays, "
+                f"e.g. a Gymnasium id: {every}).</p>"]
     mine = [(env, e) for env, entries in all_boards.items() for e in entries if e["project"] == row["project"]]
     if row["kind"] != "policy" or not mine:
         return []
