@@ -81,7 +81,7 @@ def test_records_cards_and_boards_name_the_task(trained):
 def test_evaluate_plays_the_trained_task_and_another_task_refuses_in_one_line(
     trained, tmp_path_factory, results_site, wheelhouse
 ):
-    _, wheels = trained
+    index, wheels = trained
     venv = fresh_venv(tmp_path_factory, results_site, wheelhouse, "tasks", "agentos-env-gymnasium",
                       "agentos-policy-sb3")
     venv.pip_install("--no-deps", *map(str, wheels.values()))
@@ -102,6 +102,17 @@ def test_evaluate_plays_the_trained_task_and_another_task_refuses_in_one_line(
     assert "do not fit" not in line  # said before any weight is loaded
     line = one_line_error(venv.agentos("evaluate", "acrobot_tiny", "--task", "CartPole-v1", "-n", "2", cwd=agent))
     assert "trained on gymnasium (task Acrobot-v1)" in line
+    fresh = tmp_path_factory.mktemp("install-agent")  # installing it into a CartPole agent says so at once
+    (fresh / "agent.ini").write_text("[environment]\ndefault = gymnasium\n[environment.gymnasium]\nid = CartPole-v1\n")
+    done = venv.agentos("install", "policy", "acrobot_tiny", "--default", cwd=fresh,
+                        env={"AGENTOS_INDEX_URL": index.as_uri()}, timeout=600)
+    assert done.returncode == 0, done.stderr
+    notes = [ln for ln in done.stdout.splitlines() if "trained on" in ln]
+    assert notes == [
+        "note: policy 'acrobot_tiny' was trained on gymnasium (task Acrobot-v1), but this agent plays gymnasium "
+        "(task CartPole-v1): set id = Acrobot-v1 under [environment.gymnasium] in agent.ini "
+        "(agentos evaluate acrobot_tiny plays its own task)"
+    ]
 
 
 def test_evaluate_task_option_records_the_task_and_refuses_a_hostile_one(tmp_path):
