@@ -249,6 +249,8 @@ def evaluate(
         if not environment and trained is None:
             raise UsageError("say which environment: --environment NAME")
         environment = environment or trained["name"]
+        if not is_valid_name(environment):  # a name read from the index's catalogue: checked as any other
+            raise UsageError(f"{environment[:60]!r} is not a valid environment name")
         if task is None and trained and normalize(trained["name"]) == normalize(environment):
             task = trained["task"]  # the task it was trained on
     if policy is not None and (isolated or not installed):
