@@ -2,9 +2,10 @@
 
 ``id`` names it (``CartPole-v1`` by default; ``module:Env-v0`` imports ``module`` first, as
 ``gymnasium.make`` does) and is the environment's *task* (``make.task_setting``): results records,
-model cards and leaderboards name it, and a trained policy plays the id it was trained on; ``max_episode_steps`` overrides its time limit; every other setting in
-agent.ini goes to ``gymnasium.make`` as a keyword argument (for instance ``render_mode``, or an
-environment's own options such as ``sutton_barto_reward`` for CartPole).
+model cards and leaderboards name it, and a trained policy plays the id it was trained on;
+``max_episode_steps`` overrides its time limit; every other setting in agent.ini goes to
+``gymnasium.make`` as a keyword argument (for instance ``render_mode``, or an environment's own
+options such as ``sutton_barto_reward`` for CartPole).
 """
 
 from __future__ import annotations
