@@ -263,10 +263,13 @@ def test_pages_escape_every_string_even_from_a_hand_edited_catalogue(index):
     results = catalogue["projects"]["agentos-policy-steady"]["releases"]["1.0"]["results"]
     evil = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
     results["policy"]["name"] = evil
-    results["environment"]["version"] = evil
     results["replay"] = 'javascript:alert(3)" onload="alert(4)'
     results["status"] = evil
-    results["verification"] = {"iqm": 1.0, "interval": [0.0, 2.0], "episodes": 5}
+    results["verification"] = {"iqm": 1.0, "interval": [0.0, 2.0], "episodes": 5, "reason": evil,
+                               "environment": {"name": evil, "version": evil, "task": evil}}
+    results["environment"]["version"] = evil  # not a release the index serves: on no board at all
+    assert _leaderboards.boards(catalogue)["corridor"] == []
+    results["environment"]["version"] = "1.0"
     boards = _leaderboards.boards(catalogue)
     page = _leaderboards.board_html("corridor", boards["corridor"])
     parser = _Tags()

@@ -12,7 +12,9 @@ def add_commands(sub) -> None:
                    help="an installed policy, or a published one (then evaluated in a fresh venv); "
                         "several installed ones: one record each (--json: a list)")
     p.add_argument("--environment", "--env", metavar="ENV",
-                   help="the environment to play (default with --run: the run's)")
+                   help="the environment to play (default: the one a trained policy or the run was trained on)")
+    p.add_argument("--task", metavar="ID",
+                   help="the environment's task, e.g. CartPole-v1 for gymnasium (default: the one it was trained on)")
     p.add_argument("--run", metavar="RUN", help="evaluate this run's trained policy (in an agent folder)")
     p.add_argument("--agent", metavar="PATH", help="with --run: the agent.ini (default: ./agent.ini)")
     p.add_argument("--episodes", "-n", type=int, default=100, help="test episodes (default 100)")
@@ -49,7 +51,7 @@ def _evaluate(args) -> int:
     record = evaluate(
         args.policy, environment=args.environment, episodes=args.episodes, seed=args.seed, run=args.run,
         agent_ini=args.agent, out=args.out, scheduler=args.scheduler, index_url=args.index_url,
-        isolated=args.isolated, max_episode_steps=args.max_episode_steps, echo=_note,
+        isolated=args.isolated, max_episode_steps=args.max_episode_steps, task=args.task, echo=_note,
     )
     if args.json:
         dump_json(record)
@@ -68,7 +70,7 @@ def _evaluate_many(args) -> int:
     if args.run or args.out or args.isolated:
         raise UsageError("several policies are evaluated here, installed, without --run, --out or --isolated")
     records = evaluate_many(args.policy, environment=args.environment, episodes=args.episodes, seed=args.seed,
-                            scheduler=args.scheduler, max_episode_steps=args.max_episode_steps)
+                            scheduler=args.scheduler, max_episode_steps=args.max_episode_steps, task=args.task)
     if args.json:
         dump_json(records)
         return 0
@@ -83,7 +85,8 @@ def _print_record(record: dict) -> None:
     interval = record["interval"]
     iv = f"[{number(interval[0])}, {number(interval[1])}]" if interval else "(too few episodes for an interval)"
     policy, env = record["policy"], record["environment"]
-    print(f"{policy['name']} ({policy['package']} {policy['version']}) on {env['name']} ({env['package']} "
+    task = f" task {env['task']}" if env.get("task") else ""
+    print(f"{policy['name']} ({policy['package']} {policy['version']}) on {env['name']}{task} ({env['package']} "
           f"{env['version']}): {record['episodes']} episodes, seeds {record['seeds'][0]}-{record['seeds'][-1]}")
     print(f"mean {number(record['mean'])} ± {number(record['std'])}, IQM {number(record['iqm'])} "
           f"{round(record['confidence'] * 100)}% interval {iv}")

@@ -70,6 +70,10 @@ class AgentContext:
         kind = canonical_kind(kind)
         spec = self.host.spec(kind, name)
         factory = self.host.load(kind, spec.name)
+        if kind == "policy" and seat is None:  # a trained policy plays the environment and task it was trained on
+            from ._tasks import check_fits
+
+            check_fits(self, spec.name, spec.package)
         comp = self.config.component(kind, spec.name) if self.config else None
         settings = comp.kwargs() if comp else {}
         settings.update(overrides)

@@ -51,6 +51,7 @@ class Artifact:
     results: dict | None = None  # a trained policy's validated results record (results.json)
     results_json: bytes = b""  # that record as the index serves it
     replay: bytes = b""  # the GIF the record names (checked: bounded, GIF signature)
+    shipped_task: str | None = None  # a record without a task: the task id its shipped agent.ini sets
 
     @property
     def core(self) -> dict:

@@ -211,7 +211,33 @@ def install(
             f"is recorded in agent.ini and requirements.txt but not installed "
             f"(to use it: python -m pip uninstall -y {art.name}, then install again)",
         )
+    if kind == "policy":
+        mismatch = _fits_note(config.path, comp_name, art.name)
+        if mismatch:
+            result["notes"].append(mismatch)
     return result
+
+
+def _fits_note(path: str, policy: str, package: str) -> str | None:
+    """The one line a trained policy just installed gives in this agent when the agent plays another
+    environment or task than the one it was trained on (:func:`agentos.core._tasks.check_fits`), or None."""
+    from importlib import invalidate_caches
+
+    from ..core._context import AgentContext
+    from ..core._tasks import check_fits
+
+    invalidate_caches()
+    try:
+        context = AgentContext.from_path(path)
+        try:
+            check_fits(context, policy, package)
+        finally:
+            context.close()
+    except UsageError as exc:
+        return str(exc)
+    except Exception:  # an agent that cannot be built yet (say, its environment is not installed): said at run
+        return None
+    return None
 
 
 def _hosted_pins(art, exact: list[str], client: IndexClient, hosted: set[str], also=()) -> dict[str, str]:

@@ -1,17 +1,17 @@
-"""Leaderboards: one per environment, built from the results records the catalogue keeps.
+"""Leaderboards: one per environment and task, built from the results records the catalogue keeps.
 
 Written with the other pages (publish, yank, rebuild, verify), from ``catalogue.json`` alone: no
 package is opened, imported or run to rank it. Files::
 
-    leaderboards/index.html, index.json              every environment, its entry count and leader
+    leaderboards/index.html, index.json              every board, its entry count and leader
     leaderboards/<environment>.html, <environment>.json
+    leaderboards/<environment>--<task>.html, .json   e.g. gymnasium--cartpole-v1 (see _ranking.board_id)
 
-An entry is a policy project's newest non-yanked release whose record is of that environment
-(yanked releases drop out; their record files stay served, as their wheels do). Ranking (highest
-first): the lower end of the record's 95% interval of the IQM, then its IQM; entries without an
-interval (too few episodes) come after all entries with one, by IQM; entries flagged by
-``agentos index verify`` come last. Every environment component in the catalogue has a
-leaderboard, even an empty one, so its page can link to it.
+An entry is a policy project's newest non-yanked release whose record is of that board's
+environment and task (yanked releases drop out; their record files stay served, as their wheels
+do), and names a release of that environment the index serves (:mod:`._ranking`, which also holds
+the statuses and the ranking). Every environment component in the catalogue has a leaderboard,
+even an empty one, so its page can link to it.
 """
 
 from __future__ import annotations
@@ -24,22 +24,11 @@ from urllib.parse import quote
 from ..host._names import normalize
 from ._html import component_path, escape
 from ._html import page as _page
+from ._ranking import RANKING, board_id, environment_problem, flagged_earlier, rank_key, served_environments
 
 FOLDER = "leaderboards"
-_SAFE_STEM = re.compile(r"[a-z0-9][a-z0-9_-]{0,150}")
+_SAFE_STEM = re.compile(r"[a-z0-9][a-z0-9_-]{0,200}")
 FORMAT = "agentos-leaderboard/1"
-RANKING = (
-    "highest lower end of the IQM's confidence interval first (ties: higher IQM); entries without an "
-    "interval (too few episodes) after every entry with one, by IQM; entries flagged by 'agentos index verify' last"
-)
-
-
-def _rank_key(entry: dict):
-    flagged = entry["status"] == "flagged"
-    interval = entry["interval"]
-    group = 2 if flagged else (0 if interval is not None else 1)
-    low = interval[0] if interval is not None else entry["iqm"]
-    return (group, -low, -entry["iqm"], entry["project"], entry["version"])
 
 
 def _entry(project: str, info: dict, version: str, results: dict) -> dict:
@@ -55,6 +44,7 @@ def _entry(project: str, info: dict, version: str, results: dict) -> dict:
         "metrics": results.get("metrics", {}),
         "created": results.get("created", ""),
         "status": results.get("status", "claimed"),
+        "flagged_earlier": flagged_earlier(info.get("releases", {}), version),
         "verification": results.get("verification"),
         "record": results["record"],
         "replay": results.get("replay"),
@@ -63,40 +53,55 @@ def _entry(project: str, info: dict, version: str, results: dict) -> dict:
 
 
 def boards(catalogue: dict) -> dict[str, list[dict]]:
-    """Normalized environment name -> its ranked entries (each entry carries its ``rank``)."""
+    """Board id (:func:`~._ranking.board_id`) -> its ranked entries (each entry carries its ``rank``)."""
     from packaging.version import Version
 
     out: dict[str, list[dict]] = {
         normalize(c["name"]): [] for c in catalogue.get("components", []) if c["kind"] == "environment"
     }
+    served = served_environments(catalogue)
     for project, info in catalogue["projects"].items():
         newest: dict[str, tuple] = {}
         for version, release in info.get("releases", {}).items():
             results = release.get("results")
-            if not results or release.get("yanked"):
+            if not results or release.get("yanked") or environment_problem(results["environment"], served):
                 continue
-            env = normalize(results["environment"]["name"])
-            if env not in newest or Version(version) > Version(newest[env][0]):
-                newest[env] = (version, results)
-        for env, (version, results) in newest.items():
-            out.setdefault(env, []).append(_entry(project, info, version, results))
+            board = board_id(results["environment"])
+            if board not in newest or Version(version) > Version(newest[board][0]):
+                newest[board] = (version, results)
+        for board, (version, results) in newest.items():
+            out.setdefault(board, []).append(_entry(project, info, version, results))
     for entries in out.values():
-        entries.sort(key=_rank_key)
+        entries.sort(key=rank_key)
         for rank, entry in enumerate(entries, 1):
             entry["rank"] = rank
     return dict(sorted(out.items()))
 
 
-def stem(environment: str) -> str:
-    """The file name (without suffix) of an environment's leaderboard: its normalized name, except that
-    an environment named ``index`` gets ``index_`` (normalized names never hold ``_``), beside index.html."""
-    env = normalize(environment)
-    return "index_" if env == "index" else env
+def stem(board: str) -> str:
+    """The file name (without suffix) of a leaderboard: its board id (an environment's normalized name,
+    or ``<environment>--<task>``), except that an environment named ``index`` gets ``index_``
+    (normalized names never hold ``_``), beside index.html."""
+    board = board if "--" in board else normalize(board)
+    return "index_" if board == "index" else board
 
 
-def board_path(environment: str) -> str:
-    """The leaderboard page of ``environment`` relative to the index root (``.html``; ``.json`` beside it)."""
-    return f"{FOLDER}/{quote(stem(environment), safe='')}.html"
+def board_path(board: str) -> str:
+    """The leaderboard page of ``board`` relative to the index root (``.html``; ``.json`` beside it)."""
+    return f"{FOLDER}/{quote(stem(board), safe='')}.html"
+
+
+def title(board: str, entries: list[dict]) -> str:
+    """``gymnasium CartPole-v1`` for a task's board (the task as its leading entry spells it), else the id."""
+    if "--" not in board or not entries:
+        return board
+    env = entries[0]["environment"]
+    return f"{env['name']} {env.get('task', '')}".strip()
+
+
+def _played(environment: dict) -> str:
+    task = environment.get("task")
+    return f"{environment['version']}, task {task}" if task else environment["version"]
 
 
 def _href(path: str) -> str:
@@ -113,13 +118,38 @@ def _seeds(seeds: dict) -> str:
     return f"{seeds['first']}..{seeds['last']} (not consecutive)"
 
 
-def _status(entry: dict) -> str:
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def status_text(entry: dict) -> str:
+    """``verified``, ``verified (unsandboxed)``, ``claimed; flagged earlier (1.0.0)``, ... (one line)."""
     status, check = entry["status"], entry.get("verification") or {}
-    if status == "claimed":
-        return '<span class="claimed">claimed</span>'
-    low, high = check.get("interval") or [check.get("iqm"), check.get("iqm")]
-    seen = f"re-run: IQM {_number(check['iqm'])} [{_number(low)}, {_number(high)}], {check['episodes']} episodes"
-    return f'<span class="{escape(status)}">{escape(status)}</span><br><small>{escape(seen)}</small>'
+    text = "verified (unsandboxed)" if status == "verified" and check.get("sandboxed") is False else status
+    if entry.get("flagged_earlier"):
+        text += f"; flagged earlier ({entry['flagged_earlier']})"
+    return text
+
+
+def _status(entry: dict) -> str:
+    check = entry.get("verification") or {}
+    notes = []
+    if _is_number(check.get("iqm")) and check.get("episodes"):
+        interval = check.get("interval")
+        low, high = interval if isinstance(interval, list) and len(interval) == 2 else [check["iqm"]] * 2
+        notes.append(f"re-run: IQM {_number(check['iqm'])} [{_number(low)}, {_number(high)}], "
+                     f"{check['episodes']} episodes")
+    env = check.get("environment")
+    if isinstance(env, dict) and env.get("name"):
+        task = f" ({env['task']})" if env.get("task") else ""
+        notes.append(f"on {env['name']} {env.get('version', '')}{task}")
+    if entry["status"] in ("unverifiable", "flagged", "pending") and isinstance(check.get("reason"), str):
+        notes.append(check["reason"][:300])
+    css = "flagged" if entry.get("flagged_earlier") else entry["status"]
+    if entry["status"] == "verified" and check.get("sandboxed") is False:
+        css = "unsandboxed"
+    small = "".join(f"<br><small>{escape(note)}</small>" for note in notes)
+    return f'<span class="{escape(css)}">{escape(status_text(entry))}</span>{small}'
 
 
 def _metrics(metrics: dict) -> str:
@@ -143,24 +173,26 @@ def _row(entry: dict) -> str:
         f'<td class="interval">{escape(shown)}</td><td>{_number(entry["iqm"])}</td>'
         f"<td>{_number(entry['mean'])} &plusmn; {_number(entry['std'])}</td>"
         f"<td>{escape(entry['episodes'])}</td><td>{escape(_seeds(entry['seeds']))}</td>"
-        f"<td>{escape(entry['environment']['version'])}</td><td>{_metrics(entry['metrics'])}</td>"
+        f"<td>{escape(_played(entry['environment']))}</td><td>{_metrics(entry['metrics'])}</td>"
         f"<td>{_status(entry)}</td><td>{replay}</td>"
         f'<td><a href="{_href(entry["record"])}">results.json</a></td></tr>'
     )
 
 
-def board_html(environment: str, entries: list[dict]) -> str:
+def board_html(board: str, entries: list[dict]) -> str:
     head = (
         "<tr><th>Rank</th><th>Policy</th><th>95% interval (IQM)</th><th>IQM</th><th>Mean &plusmn; std</th>"
         "<th>Episodes</th><th>Seeds</th><th>Environment version</th><th>Metrics</th><th>Status</th><th>Replay</th>"
         "<th>Record</th></tr>"
     )
     body = [
-        f"<p>Trained policies on <b>{escape(environment)}</b>, ranked by the {escape(RANKING)}. "
-        "<i>claimed</i>: the publisher's own record; <i>verified</i>: re-run by the index's maintainers "
-        "(<code>agentos index verify</code>) on new seeds, and it agreed; <i>flagged</i>: the re-run disagreed. "
-        f'Machine-readable: <a href="{escape(quote(stem(environment), safe=""))}.json">'
-        f"{escape(stem(environment))}.json</a>; all leaderboards: "
+        f"<p>Trained policies on <b>{escape(title(board, entries))}</b>, ranked: {escape(RANKING)}. "
+        "<i>claimed</i>: the publisher's own record; <i>pending</i>: queued for the index's re-run; "
+        "<i>verified</i>: re-run by the index (<code>agentos index verify</code>) on new seeds, and it agreed "
+        "(<i>unsandboxed</i>: re-run outside the sandbox, as a maintainer chose); <i>flagged</i>: the re-run "
+        "disagreed; <i>unverifiable</i>: the re-run could not play it. "
+        f'Machine-readable: <a href="{escape(quote(stem(board), safe=""))}.json">'
+        f"{escape(stem(board))}.json</a>; all leaderboards: "
         '<a href="index.html">leaderboards</a>.</p>',
         f'<table id="leaderboard"><thead>{head}</thead><tbody>',
         *[_row(e) for e in entries],
@@ -168,11 +200,17 @@ def board_html(environment: str, entries: list[dict]) -> str:
     ]
     if not entries:
         body.append('<p id="empty">No results yet: publish a trained policy (agentos publish --run).</p>')
-    return _page(f"Leaderboard: {environment}", body, 1)
+    return _page(f"Leaderboard: {title(board, entries)}", body, 1)
 
 
-def board_json(environment: str, entries: list[dict]) -> str:
-    page = {"format": FORMAT, "environment": environment, "ranking": RANKING, "entries": entries}
+def _task(board: str, entries: list[dict]) -> str | None:
+    return entries[0]["environment"].get("task") if "--" in board and entries else None
+
+
+def board_json(board: str, entries: list[dict]) -> str:
+    environment = entries[0]["environment"]["name"] if "--" in board and entries else board
+    page = {"format": FORMAT, "board": stem(board), "environment": environment, "task": _task(board, entries),
+            "ranking": RANKING, "entries": entries}
     return json.dumps(page, indent=1, sort_keys=False) + "\n"
 
 
@@ -181,12 +219,14 @@ def index_html(all_boards: dict[str, list[dict]]) -> str:
     for env, entries in all_boards.items():
         leader = entries[0] if entries else None
         lead = f"{escape(leader['component'])} {escape(leader['version'])}" if leader else "none yet"
-        link = f'<a href="{escape(quote(stem(env), safe=""))}.html">{escape(env)}</a>'
+        link = f'<a href="{escape(quote(stem(env), safe=""))}.html">{escape(title(env, entries))}</a>'
         rows.append(f"<tr><td>{link}</td><td>{len(entries)}</td><td>{lead}</td></tr>")
     body = [
-        f"<p>One leaderboard per environment, ranked by the {escape(RANKING)}. "
+        f"<p>One leaderboard per environment, and per task of an environment that plays many (a Gymnasium id), "
+        f"ranked: {escape(RANKING)}. "
         'Machine-readable: <a href="index.json">index.json</a>.</p>',
-        '<table id="leaderboards"><thead><tr><th>Environment</th><th>Entries</th><th>Leader</th></tr></thead><tbody>',
+        '<table id="leaderboards"><thead><tr><th>Environment (task)</th><th>Entries</th><th>Leader</th></tr></thead>'
+        "<tbody>",
         *rows,
         "</tbody></table>",
     ]
@@ -195,22 +235,28 @@ def index_html(all_boards: dict[str, list[dict]]) -> str:
 
 def index_json(all_boards: dict[str, list[dict]]) -> str:
     rows = [
-        {"environment": env, "entries": len(e), "leader": e[0]["project"] if e else None, "page": f"{stem(env)}.html"}
+        {"environment": e[0]["environment"]["name"] if "--" in env and e else env, **_task_key(env, e),
+         "entries": len(e), "leader": e[0]["project"] if e else None, "page": f"{stem(env)}.html"}
         for env, e in all_boards.items()
     ]
     head = json.dumps({"format": FORMAT, "ranking": RANKING})[:-1]  # one row a line, by json's C encoder
     return head + ', "leaderboards": [\n' + ",\n".join(json.dumps(row) for row in rows) + "\n]}\n"
 
 
-def _affected(catalogue: dict, changed) -> set[str]:
-    """Environments whose leaderboard a change of the projects ``changed`` can alter."""
-    envs = set()
+def _task_key(board: str, entries: list[dict]) -> dict:
+    task = _task(board, entries)
+    return {"task": task} if task else {}
+
+
+def _affected(catalogue: dict, changed, all_boards: dict) -> set[str]:
+    """Boards a change of the projects ``changed`` can alter (an environment's release: all its task boards)."""
+    envs, boards_of = set(), set()
     for project in changed:
         for release in catalogue["projects"].get(project, {}).get("releases", {}).values():
             if release.get("results"):
-                envs.add(normalize(release["results"]["environment"]["name"]))
+                boards_of.add(board_id(release["results"]["environment"]))
             envs |= {normalize(c["name"]) for c in release.get("components", []) if c["kind"] == "environment"}
-    return envs
+    return boards_of | envs | {b for b in all_boards if b.split("--", 1)[0] in envs}
 
 
 def pages(root: str, catalogue: dict, changed=None) -> list[tuple[str, str | None]]:
@@ -221,7 +267,7 @@ def pages(root: str, catalogue: dict, changed=None) -> list[tuple[str, str | Non
     all_boards = boards(catalogue)
     folder = os.path.join(root, FOLDER)
     present = set(os.listdir(folder)) if os.path.isdir(folder) else set()
-    redo = None if changed is None else _affected(catalogue, changed)
+    redo = None if changed is None else _affected(catalogue, changed, all_boards)
     out: list[tuple[str, str | None]] = []
     wanted = {"index.json", "index.html"}
     for env, entries in all_boards.items():
@@ -244,8 +290,11 @@ def component_section(all_boards: dict[str, list[dict]], row: dict) -> list[str]
     """Lines for a component page: an environment's leaderboard link, a policy's own entries (no rank:
     the page is rewritten when its own project changes, the ranking whenever any project does)."""
     if row["kind"] == "environment":
-        link = f'<a id="leaderboard" href="../../{escape(board_path(row["name"]))}">leaderboard</a>'
-        return [f"<p>Trained policies on this environment, ranked: its {link}.</p>"]
+        env = normalize(row["name"])
+        link = f'<a id="leaderboard" href="../../{escape(board_path(env))}">leaderboard</a>'
+        every = f'<a href="../../{FOLDER}/index.html">all leaderboards</a>'
+        return [f"<p>Trained policies on this environment, ranked: its {link} (and one per task it plays, "
+                f"e.g. a Gymnasium id: {every}).</p>"]
     mine = [(env, e) for env, entries in all_boards.items() for e in entries if e["project"] == row["project"]]
     if row["kind"] != "policy" or not mine:
         return []
@@ -262,9 +311,9 @@ def component_section(all_boards: dict[str, list[dict]], row: dict) -> list[str]
             f'<img class="replay" src="../{_href(e["replay"])}" alt="replay" width="160">' if e["replay"] else "none"
         )
         out.append(
-            f'<tr><td><a href="../../{escape(board_path(env))}">{escape(e["environment"]["name"])}</a> '
+            f'<tr><td><a href="../../{escape(board_path(env))}">{escape(title(env, [e]))}</a> '
             f"</td><td>{escape(e['version'])}</td>"
             f"<td>{_number(e['iqm'])}</td><td>{escape(interval)}</td><td>{e['episodes']}</td>"
-            f"<td>{escape(e['status'])}</td><td>{replay}</td></tr>"
+            f"<td>{escape(status_text(e))}</td><td>{replay}</td></tr>"
         )
     return out + ["</tbody></table>"]

@@ -6,7 +6,9 @@ through :func:`~._results.parse_results_record`, and it must describe this very 
 record's policy is the wheel's project, version and a policy component the wheel declares. The
 replay must be a member of the same folder, at most :data:`MAX_REPLAY` bytes, and a GIF within the
 recorder's bounds (:func:`~._gif.check_gif`: size a side, frames, pixels). A wheel without a record is
-published as before; a wheel with a bad one is refused.
+published as before; a wheel with a bad one is refused. A record made before tasks existed names no
+task: the task is then the ``id`` the package's shipped ``agent.ini`` sets for that environment (the
+Gymnasium plugin's task setting; a task id by the same allowlist), else the record has none.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ._gif import GifError, check_gif
 from ._results import MAX_RECORD, ResultsRecordError, parse_results_record
 
 MAX_REPLAY = 16 << 20  # bytes of a replay GIF
+MAX_AGENT_INI = 64 << 10  # bytes of a shipped agent.ini read for a record without a task
 GIF_SIGNATURES = (b"GIF87a", b"GIF89a")
 RESULTS_FOLDER = "results"  # <index>/results/<project>/<version>/{results.json,replay.gif}
 CONFIDENCE = 0.95  # of the interval the index computes and ranks by
@@ -60,6 +63,14 @@ def read_package_results(zf, names: list[str], art) -> None:
     except ResultsRecordError as exc:
         raise ResultsRecordError(f"{art.filename}: {member}: {exc}") from None
     check_record_matches(record, art)
+    if "task" not in record["environment"] and f"{folder}/agent.ini" in names:
+        from ..core._tasks import task_from_agent_ini
+
+        try:
+            text = _bounded(zf, f"{folder}/agent.ini", MAX_AGENT_INI, art.filename, "agent.ini")
+        except PublishError:  # a large agent.ini: the record simply has no task
+            text = b""
+        art.shipped_task = task_from_agent_ini(text.decode("utf-8", "replace"), record["environment"]["name"])
     replay = record.get("replay")
     if replay:
         path = f"{folder}/{replay}"
@@ -173,8 +184,12 @@ def summary(art) -> dict:
     consecutive = seeds == list(range(seeds[0], seeds[0] + len(seeds)))
     base = f"{RESULTS_FOLDER}/{art.project}/{art.version}"
     sha256 = hashlib.sha256(art.results_json).hexdigest()
+    environment = dict(record["environment"])
+    if art.shipped_task and "task" not in environment:
+        environment["task"] = art.shipped_task  # read from the shipped agent.ini (a record made before tasks)
     return {
-        "environment": record["environment"],
+        "environment": environment,
+        **({"task_from": "agent.ini"} if "task" not in record["environment"] and art.shipped_task else {}),
         "policy": record["policy"],
         "episodes": record["episodes"],
         "seeds": {"first": min(seeds), "last": max(seeds), "consecutive": consecutive},
@@ -203,13 +218,20 @@ def results_files(root: str, art) -> list[tuple[str, bytes]]:
 
 
 def check_results(root: str, catalogue: dict) -> list[str]:
-    """Problems of the served record, replay and verification files (``agentos index check``)."""
+    """Problems of the served record, replay and verification files, and records naming an environment
+    release the index does not serve under that name (``agentos index check``)."""
+    from ._ranking import environment_problem, served_environments
+
     problems = []
+    served = served_environments(catalogue)
     for project, info in catalogue["projects"].items():
         for version, release in info.get("releases", {}).items():
             results = release.get("results")
             if not results:
                 continue
+            wrong = environment_problem(results["environment"], served)
+            if wrong and not release.get("yanked"):
+                problems.append(f"{project} {version}: {wrong}")
             path = os.path.join(root, *results["record"].split("/"))
             try:
                 with open(path, "rb") as f:

@@ -1,8 +1,9 @@
 """The results record (``results.json``, format ``agentos-results/1``): validated as another person's data.
 
-A trained-policy package ships one record of how it played: the environment and the policy (names
-and versions), the episodes with their seeds, per-episode returns and lengths, and their summary
-(mean, std, IQM and its bootstrap interval). :func:`parse_results_record` is the one gate every
+A trained-policy package ships one record of how it played: the environment (name, package,
+version, and the task for an environment that plays many, e.g. ``CartPole-v1``) and the policy,
+the episodes with their seeds, per-episode returns and lengths, and their summary (mean, std, IQM
+and its bootstrap interval). :func:`parse_results_record` is the one gate every
 record passes (the writer checks what it writes, the index what it receives): at most
 :data:`MAX_RECORD` bytes, exactly the allowlisted keys, the exact format string, names that follow
 the component-name rules, versions that parse, finite numbers, lists as long as ``episodes`` says,
@@ -120,17 +121,27 @@ def _version(value, field: str) -> str:
 
 
 def _part(value, field: str) -> dict:
-    """``environment`` or ``policy``: exactly ``name``, ``package``, ``version``."""
+    """``environment`` or ``policy``: exactly ``name``, ``package``, ``version`` (an environment may
+    add ``task``, a task id: :func:`agentos.core._tasks.task_problem`)."""
+    from ..core._tasks import task_problem
     from ..host._names import is_valid_name
 
-    if not isinstance(value, dict) or set(value) != set(_PART_KEYS):
-        _refuse(f"{field} must be an object with exactly the keys {', '.join(_PART_KEYS)}")
+    keys = set(value) - {"task"} if isinstance(value, dict) and field == "environment" else value
+    if not isinstance(value, dict) or set(keys) != set(_PART_KEYS):
+        extra = " (and optionally task)" if field == "environment" else ""
+        _refuse(f"{field} must be an object with exactly the keys {', '.join(_PART_KEYS)}{extra}")
     name, package = value["name"], value["package"]
     if not isinstance(name, str) or len(name) > MAX_NAME or not is_valid_name(name) or "\n" in name:
         _refuse(f"{field}.name must be a component name (letters, digits, '.', '_', '-'; at most {MAX_NAME})")
     if not isinstance(package, str) or len(package) > MAX_NAME or not _PACKAGE_RE.fullmatch(package):
         _refuse(f"{field}.package must be a distribution name (at most {MAX_NAME} characters)")
-    return {"name": name, "package": package, "version": _version(value["version"], f"{field}.version")}
+    out = {"name": name, "package": package, "version": _version(value["version"], f"{field}.version")}
+    if "task" in value and field == "environment":
+        problem = task_problem(value["task"])
+        if problem:
+            _refuse(f"environment.task {problem}")
+        out["task"] = value["task"]
+    return out
 
 
 def _numbers(value, field: str, episodes: int, integer: bool = False) -> list:

@@ -171,6 +171,9 @@ def _check_rerun(target: dict, rerun: dict) -> tuple[dict, dict]:
             f"the re-run played {played['name']} {played['version']}, not the claim's "
             f"{env['name']} {env['version']}; no verdict stored"
         )
+    if env.get("task") and played.get("task") != env["task"]:  # a task of another board is not this claim
+        raise UsageError(f"the re-run played task {played.get('task')}, not the claim's {env['task']}; "
+                         "no verdict stored")
     wanted = list(range(target["seed"], target["seed"] + target["episodes"]))
     if rerun["seeds"] != wanted or normalize(theirs["name"]) != normalize(mine["name"]):
         raise UsageError("the re-run did not play the requested policy on the requested new seeds; no verdict stored")

@@ -36,6 +36,8 @@ def model_card(*, name: str, version: str, record: dict, training: dict, compone
                settings: dict, quantized: dict, replay: bool) -> str:
     """The README.md of a trained package (see the module docstring for what it holds)."""
     env, policy = record["environment"], record["policy"]
+    task = env.get("task")
+    played = f"{env['name']} task {task}" if task else env["name"]  # what it was trained and evaluated on
     interval = record["interval"]
     iv = f"[{_number(interval[0])}, {_number(interval[1])}]" if interval else "too few episodes"
     seeds = record["seeds"]
@@ -45,23 +47,25 @@ def model_card(*, name: str, version: str, record: dict, training: dict, compone
         "- reinforcement-learning",
         "- agentos",
         f"- {_clean(env['name'])}",
+        *([f"- {_clean(task)}"] if task else []),
         "model-index:",
         f"- name: {_clean(name)}",
         "  results:",
         "  - task:",
         "      type: reinforcement-learning",
         "    dataset:",
-        f"      name: {_clean(env['name'])}",
+        f"      name: {_clean(task or env['name'])}",
         f"      type: {_clean(env['package'])}",
         "    metrics:",
         "    - type: mean_reward",
         f"      value: {record['mean']:.6g} +/- {record['std']:.6g}",
         "---",
         "",
-        f"# {_clean(name)}: a trained {_clean(training['policy'])} policy for {_clean(env['name'])}",
+        f"# {_clean(name)}: a trained {_clean(training['policy'])} policy for {_clean(played)}",
         "",
         f"`{_clean(policy['package'])}` {_clean(version)} plays the environment `{_clean(env['name'])}` "
-        f"({_clean(env['package'])} {_clean(env['version'])}) with the weights it ships "
+        f"({_clean(env['package'])} {_clean(env['version'])})"
+        + (f", task `{_clean(task)}`," if task else "") + " with the weights it ships "
         f"(`weights.safetensors`{_scheme(quantized)}). Made by `agentos publish --run` "
         f"from run `{_clean(training['run'])}`.",
         "",
@@ -106,9 +110,12 @@ def model_card(*, name: str, version: str, record: dict, training: dict, compone
         "",
         "```",
         f"agentos install policy {_clean(name)} --default",
-        "agentos run -n 100",
-        f"agentos evaluate {_clean(name)} --environment {_clean(env['name'])} --episodes 100 --seed 1000 --json",
+        "agentos run -n 100" + (f"  # in an agent whose {_clean(env['name'])} plays {_clean(task)}" if task else ""),
+        f"agentos evaluate {_clean(name)} --episodes 100 --seed 1000 --json",
         "```",
+        "",
+        f"`agentos evaluate` plays the environment{' and task' if task else ''} it was trained on "
+        f"({_clean(played)}); an agent of another one refuses it in one line.",
         "",
         "## Reproduce it",
         "",

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..core._tasks import check_task, configured_task, task_problem, task_setting, trained_for
 from ..errors import UsageError
+from ..host._names import normalize
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Target:
     run: str | None = None
     agent_ini: str | None = None
     max_episode_steps: int | None = None
+    task: str | None = None
 
 
 def _context(target: Target):
@@ -45,17 +48,30 @@ def _context(target: Target):
         trained_on = context.default_name("environment")
         if target.environment and target.environment != trained_on:
             raise UsageError(f"run {record.id} trained on environment {trained_on!r}, not {target.environment!r}")
+        trained_task = configured_task(context)
+        if target.task and target.task != trained_task:
+            raise UsageError(f"run {record.id} trained on task {trained_task!r}, not {target.task!r}")
         return context, record, checkpoint
     text = f"[environment]\ndefault = {target.environment}\n\n[policy]\ndefault = {target.policy}\n"
+    if target.task:
+        from ..host import ComponentHost
+
+        setting = task_setting(ComponentHost().load("environment", target.environment))
+        if setting is None:
+            raise UsageError(f"environment {target.environment!r} plays one game: it takes no --task")
+        text += f"\n[environment.{target.environment}]\n{setting} = {target.task}\n"
     return use(AgentContext(AgentConfig.from_text(text, path=os.path.join(os.getcwd(), "agent.ini")))), None, None
 
 
 def _identity(context, kind: str) -> dict:
+    """Name, package and version of the context's ``kind`` (an environment's task too, when it has one)."""
     spec = context.host.spec(kind, context.default_name(kind))
     if not spec.package:
         raise UsageError(f"{kind} {spec.name!r} is local code (source =): records name published packages; "
                          "publish it first")
-    return {"name": spec.name, "package": spec.package, "version": spec.version}
+    identity = {"name": spec.name, "package": spec.package, "version": spec.version}
+    task = configured_task(context, spec.name) if kind == "environment" else None
+    return {**identity, "task": task} if task else identity
 
 
 def play_target(target: Target, seeds: list[int]):
@@ -133,7 +149,8 @@ def _play_spread(targets: list[Target], seeds: list[int], scheduler: str) -> lis
 
 
 def evaluate_many(policies: list[str], *, environment: str, episodes: int = 100, seed: int = 0,
-                  scheduler: str | None = None, max_episode_steps: int | None = None) -> list[dict]:
+                  scheduler: str | None = None, max_episode_steps: int | None = None,
+                  task: str | None = None) -> list[dict]:
     """Records of several installed policies on the same environment and seeds; with ``scheduler`` every
     policy's blocks of seeds run on the Dask cluster at once."""
     from ..host import ComponentHost, is_valid_name
@@ -150,10 +167,33 @@ def evaluate_many(policies: list[str], *, environment: str, episodes: int = 100,
     if missing:
         raise UsageError(f"not installed here: {', '.join(missing)} (several policies are evaluated in this "
                          "environment; evaluate a published one alone for a fresh venv)")
-    targets = [Target(environment, p, max_episode_steps=max_episode_steps) for p in policies]
+    targets = [Target(environment, p, max_episode_steps=max_episode_steps, task=task and check_task(task))
+               for p in policies]
     ids = [identities(t) for t in targets]
     played = _play_spread(targets, seeds, scheduler) if scheduler else [play_target(t, seeds) for t in targets]
     return [make_record(env_id, policy_id, seeds, eps) for (env_id, policy_id), eps in zip(ids, played, strict=True)]
+
+
+def trained_on(policy: str, installed, index_url: str | None) -> dict | None:
+    """``{"name", "task"}`` of the environment the trained policy ``policy`` was evaluated on: from its
+    installed package's results.json, else from the index's catalogue; None for other policies."""
+    if installed:
+        return trained_for(installed.package)
+    from ..errors import AgentOSError
+    from ..registry._client import IndexClient, resolve_index_url
+
+    try:
+        catalogue = IndexClient(resolve_index_url(index_url)).catalogue()
+    except AgentOSError:
+        return None
+    for row in catalogue.get("components", []):
+        if row.get("kind") == "policy" and normalize(str(row.get("name"))) == normalize(policy):
+            release = catalogue.get("projects", {}).get(row.get("project"), {}).get("releases", {})
+            env = (release.get(row.get("version"), {}).get("results") or {}).get("environment")
+            if isinstance(env, dict) and isinstance(env.get("name"), str):
+                task = env.get("task")
+                return {"name": env["name"], "task": task if task_problem(task) is None else None}
+    return None
 
 
 def check_request(episodes: int, seed: int) -> list[int]:
@@ -179,6 +219,7 @@ def evaluate(
     index_url: str | None = None,
     isolated: bool = False,
     max_episode_steps: int | None = None,
+    task: str | None = None,
     echo=None,
 ) -> dict:
     """Play ``episodes`` test episodes (episode ``i`` seeded ``seed + i``) and return the results record.
@@ -186,7 +227,8 @@ def evaluate(
     Give ``policy`` (an installed policy, or with ``isolated`` / when not installed, a published
     one, evaluated in a fresh venv from ``index_url``) and ``environment``, or ``run`` (a run of the
     agent at ``agent_ini``). ``out`` writes the record there (atomically). ``scheduler`` (a Dask
-    address or ``local``) spreads blocks of seeds over a cluster.
+    address or ``local``) spreads blocks of seeds over a cluster. A trained policy plays the environment
+    and task it was trained on unless ``environment`` / ``task`` (e.g. ``CartPole-v1``) say otherwise.
     """
     from ..host import ComponentHost, is_valid_name
     from ._record import make_record, write_record
@@ -199,15 +241,25 @@ def evaluate(
     for what, name in (("policy", policy), ("environment", environment)):
         if name is not None and not is_valid_name(name):
             raise UsageError(f"{name[:60]!r} is not a valid {what} name (letters, digits, '.', '_', '-')")
-    if policy is not None and not environment:
-        raise UsageError("say which environment: --environment NAME")
-    if policy is not None and (isolated or ComponentHost().find("policy", policy) is None):
+    if task is not None:
+        check_task(task)
+    installed = policy is not None and ComponentHost().find("policy", policy)
+    if policy is not None:
+        trained = trained_on(policy, installed, index_url)
+        if not environment and trained is None:
+            raise UsageError("say which environment: --environment NAME")
+        environment = environment or trained["name"]
+        if not is_valid_name(environment):  # a name read from the index's catalogue: checked as any other
+            raise UsageError(f"{environment[:60]!r} is not a valid environment name")
+        if task is None and trained and normalize(trained["name"]) == normalize(environment):
+            task = trained["task"]  # the task it was trained on
+    if policy is not None and (isolated or not installed):
         from ._isolated import evaluate_in_venv
 
         record = evaluate_in_venv(policy, environment, episodes, seed, index_url=index_url,
-                                  max_episode_steps=max_episode_steps, echo=echo)
+                                  max_episode_steps=max_episode_steps, task=task, echo=echo)
     else:
-        target = Target(environment, policy, run, agent_ini and os.path.abspath(agent_ini), max_episode_steps)
+        target = Target(environment, policy, run, agent_ini and os.path.abspath(agent_ini), max_episode_steps, task)
         if scheduler:
             env_id, policy_id = identities(target)
             (played,) = _play_spread([target], seeds, scheduler)

@@ -96,6 +96,7 @@ def evaluate_in_venv(
     index_url: str | None = None,
     max_episode_steps: int | None = None,
     echo=None,
+    task: str | None = None,
 ) -> dict:
     """The results record of ``policy`` played in a fresh venv (see the module docstring)."""
     from ..learning._record_check import MalformedRecord, read_json
@@ -123,6 +124,8 @@ def evaluate_in_venv(
         ]
         if max_episode_steps:
             args += ["--max-episode-steps", str(max_episode_steps)]
+        if task:  # a task id (checked by the caller): the environment's task setting in the fresh venv
+            args += ["--task", task]
         started = time.perf_counter()
         _agentos(made["python"], args, made["env"], folder, f"evaluating {policy}")
         LAST_TIMES["evaluate"] = time.perf_counter() - started

@@ -217,7 +217,8 @@ def publish_run(
             training.update(parents=[p["run"] for p in trained_with["parents"]], package_spec=f"{name}=={version}")
             readme = model_card(name=name, version=version, record=results, training=training, components=components,
                                 settings=spec["settings"], quantized=quantized, replay=bool(shipped_replay))
-            summary = (f"Trained {base['name']} policy for {env_id['name']}: mean return {results['mean']:.6g} "
+            played = f"{env_id['name']} {env_id['task']}" if env_id.get("task") else env_id["name"]
+            summary = (f"Trained {base['name']} policy for {played}: mean return {results['mean']:.6g} "
                        f"over {results['episodes']} test episodes (agentos publish --run)")
             from .._version import __version__
 
