@@ -32,20 +32,33 @@ def _first_line(exc: BaseException) -> str:
     return printable(type(exc).__name__ + (f": {text[0]}" if text else ""))
 
 
+def _contains(space, action) -> bool:
+    """Whether ``space`` holds ``action``, also as an array of the space's dtype (a float64 array for a
+    float32 box is the same move)."""
+    try:
+        if space.contains(action):
+            return True
+        dtype = getattr(space, "dtype", None)
+        if dtype is None or getattr(dtype, "kind", "") in "iub":  # integers are not rounded into range
+            return False
+        import numpy as np
+
+        return bool(space.contains(np.asarray(action, dtype=dtype)))
+    except Exception:  # an action of a type the space cannot even compare
+        return False
+
+
 def refusal(action, space, observation) -> str | None:
     """Why ``action`` is not a legal move for this seat (its action space, the observation's
     ``action_mask``), or None when it is."""
-    try:
-        inside = bool(space.contains(action))
-    except Exception:  # an action of a type the space cannot even compare
-        inside = False
+    inside = _contains(space, action)
     shown = printable(repr(action))[:60]
     if not inside:
         return f"action {shown} is outside the action space {printable(str(space))[:60]}"
     mask = observation.get("action_mask") if isinstance(observation, dict) else None
     if mask is not None:
         try:
-            allowed = bool(mask[int(action)])
+            allowed = bool(mask[int(action) - int(getattr(space, "start", 0))])
         except (TypeError, ValueError, IndexError):
             allowed = False
         if not allowed:

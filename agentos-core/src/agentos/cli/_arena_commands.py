@@ -73,7 +73,7 @@ def print_standings(record: dict) -> None:
         for seat in seats:
             row[seat] = _wdl(pair["by_seat"][seat])
         rows.append(printable_row(row))
-    last = record["seed"] + len(record["games"]) - 1
+    last = max(game["seed"] for game in record["games"])  # a withdrawn player's games were not played
     print(f"{record['games_per_pair']} games per pair (seeds {record['seed']} to {last}); "
           "W/D/L of the first-named player of each pair, in all games and in each seat")
     table(rows, [("pair", "PAIR"), ("games", "GAMES"), ("wdl", "W/D/L"),
