@@ -10,7 +10,8 @@ from pathlib import Path
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 POLICIES = {"minimax": "minimax.py:Minimax", "random_masked": "random_masked.py:RandomMasked",
-            "student": "student.py:Student"}
+            "student": "student.py:Student", "raises": "faulty.py:Raises", "out_of_range": "faulty.py:OutOfRange",
+            "illegal": "faulty.py:Illegal", "slow": "faulty.py:Slow"}
 
 
 def agent_folder(parent: Path, name: str, policy: str = "random", env: str = "tictactoe") -> Path:

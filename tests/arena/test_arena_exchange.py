@@ -24,11 +24,12 @@ with open(os.environ["ARENA_TEST_MARKER"], "a") as f:
 sys.path.insert(0, os.environ["ARENA_TEST_AGENTS"])
 from minimax import Minimax
 from random_masked import RandomMasked
+from faulty import OutOfRange, Raises
 
 
 @contextlib.contextmanager
 def connect_players(address, names, *, insecure=False):
-    served = {"perfect": Minimax(), "coin": RandomMasked()}
+    served = {"perfect": Minimax(), "coin": RandomMasked(), "column9": OutOfRange(), "crash": Raises()}
     with open(os.environ["ARENA_TEST_MARKER"], "a") as f:
         f.write(f"connect {names} insecure={insecure}\\n")
     yield {name: served[name] for name in names if name in served}
@@ -105,3 +106,23 @@ def test_exchange_problems_are_one_line(plugin_path, game_folder, tmp_path, case
                 "unknown environment folder": "--environment: no such agent folder"}[case]
     assert expected in done.stderr
     assert not (tmp_path / "rec").exists()
+
+
+def test_a_failing_served_player_loses_and_is_withdrawn_and_the_tournament_goes_on(plugin_path, game_folder, tmp_path):
+    """One served player whose decide fails (an action outside the board, an exception) no longer stops
+    the arena: its games are forfeits, it is withdrawn after 3 in a row, and arena.json keeps them all."""
+    done = agentos(plugin_path, tmp_path, "perfect", "column9", "coin", "crash", "--exchange", "arenatest://127.0.0.1:9",
+                   "--environment", game_folder, "--games", "4", "--json", "--out", tmp_path / "rec")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert json.loads((tmp_path / "rec" / "arena.json").read_text())["games"] == record["games"]
+    labels = [p["label"] for p in record["players"]]
+    withdrawn = {labels[w["player"]]: w["reason"] for w in record["withdrawn"]}
+    assert set(withdrawn) == {"column9", "crash"}
+    assert "action 9 is outside the action space" in withdrawn["column9"]
+    assert "decide failed: RuntimeError: this player is broken" in withdrawn["crash"]
+    played = {tuple(labels[i] for i in g["pair"]) for g in record["games"]}
+    assert ("perfect", "coin") in played and ("column9", "crash") not in played
+    assert sum(1 for g in record["games"] if labels[g["pair"][0]] == "perfect" and labels[g["pair"][1]] == "coin") == 4
+    forfeits = [g for g in record["games"] if "forfeit" in g]
+    assert len(forfeits) == 6 and all(labels[g["winner"]] in ("perfect", "coin") for g in forfeits)

@@ -193,3 +193,39 @@ def test_int8_block_size_is_recorded_legacy_files_read_as_4096_and_odd_blocks_re
                   metadata={QUANTIZED_KEY: json.dumps({"weights": {**entry, "block": block}})})
         with pytest.raises(UsageError, match="malformed"):
             dequantized(odd, check_weights(odd), str(tmp_path))
+
+
+@pytest.mark.parametrize("shape", [[2**32, 2**32], [2**70], [2**63], [-1], [True, 2], [2.0], [1] * 9, "6"])
+@pytest.mark.parametrize("scheme", ["float16", "int8"])
+def test_quantized_shapes_that_overflow_int64_are_one_line_beside_a_valid_twin(tmp_path, shape, scheme):
+    """The declared shape is multiplied in Python ints, bounded by the file's bytes, before numpy sees it."""
+    if scheme == "float16":
+        tensors, extra = {"values": np.arange(6, dtype=np.float16)}, {}
+    else:
+        tensors = {"values": np.arange(256, dtype=np.int8), "values::int8_scales": np.ones(1, dtype=np.float32)}
+        extra = {"block": 256}
+
+    def written(name, declared):
+        path = str(tmp_path / name)
+        entry = {"dtype": "float32", "scheme": scheme, "shape": declared, **extra}
+        save_file(tensors, path, metadata={QUANTIZED_KEY: json.dumps({"values": entry})})
+        return path
+
+    from safetensors.numpy import load_file
+
+    twin = written("twin.safetensors", [2, 3])
+    assert load_file(dequantized(twin, check_weights(twin), str(tmp_path)))["values"].shape == (2, 3)
+    hostile = written("hostile.safetensors", shape)
+    with pytest.raises(UsageError) as caught:
+        dequantized(hostile, check_weights(hostile), str(tmp_path))
+    assert "metadata is malformed" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("shape", [[2**32, 2**32], [2**70], [2**40, 2**40, 0]])
+def test_header_shapes_past_the_file_size_are_one_line(tmp_path, shape):
+    path = _raw(tmp_path / "huge.safetensors", {"t": {"dtype": "U8", "shape": shape, "data_offsets": [0, 4]}},
+                b"\0" * 4)
+    _refused(path, "malformed shape")
+    twin = _raw(tmp_path / "twin.safetensors", {"t": {"dtype": "U8", "shape": [2, 2], "data_offsets": [0, 4]}},
+                b"\0" * 4)
+    assert check_weights(twin)["t"]["shape"] == [2, 2]

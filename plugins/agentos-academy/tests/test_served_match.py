@@ -223,3 +223,33 @@ def test_agentos_arena_plays_two_served_agents_on_the_hybrid_exchange(agents, re
     # the one to move first wins this line of play: each agent won its two games as player_1
     assert (pair["wins"], pair["draws"], pair["losses"]) == (2, 0, 2)
     assert pair["by_seat"]["player_1"]["wins"] == 2 and pair["by_seat"]["player_2"]["losses"] == 2
+
+
+def test_a_served_cheater_loses_by_forfeit_is_withdrawn_and_the_arena_goes_on(agents, redis_port, tmp_path):
+    """Over a real redis-server (hybrid exchange): the served cheater's decide fails on every game (the
+    service refuses its masked move), so it loses each by forfeit with the reason, is withdrawn after
+    --max-failures 2, and the other two agents' games are all played and kept in arena.json."""
+    import json
+
+    url = f"hybrid://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{redis_port}"
+    served = [serve(agents[name], url) for name in ("first", "last", "cheater")]
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "agentos", "arena", "first", "cheater", "last", "--exchange", url,
+             "--environment", str(agents["first"]), "--games", "4", "--max-failures", "2", "--json", "--out",
+             str(tmp_path / "arena")], capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    finally:
+        for proc, _ in served:
+            proc.terminate()
+            proc.communicate(timeout=30)
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert json.loads((tmp_path / "arena" / "arena.json").read_text())["games"] == record["games"]
+    assert [g["pair"] for g in record["games"]] == [[0, 1], [0, 1], [0, 2], [0, 2], [0, 2], [0, 2]]
+    for game in record["games"][:2]:
+        assert game["forfeit"]["player"] == 1 and game["winner"] == 0
+        assert "which the action mask forbids" in game["forfeit"]["reason"]
+    (entry,) = record["withdrawn"]
+    assert entry["player"] == 1 and entry["after_games"] == 2
+    assert not any("forfeit" in g for g in record["games"][2:])  # first and last play all their games
+    assert REDIS_PASSWORD not in result.stdout

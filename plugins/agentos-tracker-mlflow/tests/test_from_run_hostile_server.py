@@ -49,6 +49,13 @@ class LyingServer(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self) -> None:
+        self.server.auth.append(self.headers.get("Authorization"))
+        if self.path.startswith("/get-artifact") and self.server.redirect:
+            self.send_response(302)
+            self.send_header("Location", self.server.redirect + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if self.path.startswith("/api/2.0/mlflow/runs/get") and self.server.huge_run:
             return self._huge(self.server.huge_run)
         if self.path.startswith("/api/2.0/mlflow/runs/get"):
@@ -58,7 +65,7 @@ class LyingServer(BaseHTTPRequestHandler):
             return self._json({"run": {"info": info, "data": {"tags": [{"key": "agentos.files", "value": files}]}}})
         if self.path.startswith(("/api/2.0/mlflow-artifacts/artifacts", "/api/2.0/mlflow/artifacts/list")):
             return self._json({"files": [{"path": "run.json", "is_dir": False, "file_size": len(CONTENT)}]})
-        if self.path.startswith("/get-artifact"):
+        if self.path.startswith(("/get-artifact", "/moved/get-artifact")):
             self.send_response(200)
             self.send_header("Content-Length", str(len(CONTENT)))
             self.end_headers()
@@ -74,20 +81,48 @@ class LyingServer(BaseHTTPRequestHandler):
         self.send_error(404)
 
 
-@pytest.fixture
-def lying_server(monkeypatch):
+def _start():
     server = ThreadingHTTPServer(("127.0.0.1", 0), LyingServer)
     server.daemon_threads = True
     server.pace = 0.0
-    server.huge_run, server.sent = 0, 0
+    server.huge_run, server.sent, server.redirect, server.auth = 0, 0, None, []
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", url)
+    return server
+
+
+@pytest.fixture
+def lying_server(monkeypatch):
+    server = _start()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", lying_server_url(server))
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "2")
     monkeypatch.setenv("AGENTOS_MLFLOW_FETCH_TIMEOUT", "3")
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def other_origin():
+    server = _start()  # another port of 127.0.0.1: another origin
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("elsewhere", [False, True])
+def test_the_token_goes_to_the_tracking_server_and_never_to_where_it_redirects(lying_server, other_origin, tmp_path,
+                                                                               monkeypatch, elsewhere):
+    """A redirect of get-artifact to another origin is followed without the token (the file is still
+    checked by its sha256); the valid twin redirects within the tracking server's origin and keeps it."""
+    from agentos_tracker_mlflow.source import fetch
+
+    monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", "s3cret-token")
+    lying_server.redirect = lying_server_url(other_origin if elsewhere else lying_server) + "/moved"
+    fetch(RUN_ID, str(tmp_path), max_bytes=1 << 20)
+    assert (tmp_path / "run.json").read_bytes() == CONTENT
+    assert set(lying_server.auth if elsewhere else lying_server.auth[:-1]) == {"Bearer s3cret-token"}
+    landed = other_origin.auth if elsewhere else lying_server.auth[-1:]
+    assert landed == ([None] if elsewhere else ["Bearer s3cret-token"])
 
 
 def test_a_file_sent_at_a_normal_pace_is_fetched(lying_server, tmp_path):

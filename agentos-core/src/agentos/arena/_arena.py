@@ -8,12 +8,16 @@ import os
 
 from .._safe_text import printable
 from ..errors import UsageError
+from ._forfeits import MAX_FAILURES, check_max_failures
 from ._record import record_folder, write_record
 from ._tournament import check_request, play_games, schedule, standings
 
 #: Elo's bootstrap: resamples of the games, and the interval's confidence.
 ELO_REPS = 1000
 CONFIDENCE = 0.95
+#: While an arena plays, arena.json is rewritten after a game when this many seconds have passed since
+#: the last write (and after every forfeit): a killed arena loses at most this much play.
+SAVE_SECONDS = 1.0
 
 
 def folder_players(folders: list[str], labels: list[str] | None = None, *, force: bool = False) -> list:
@@ -73,32 +77,59 @@ def _environment_of(players: list, where: str | None):
 
 
 def round_robin(roster: list, games: int, seed: int, *, environment: str | None = None, anchor=None,
-                on_game=None) -> dict:
+                on_game=None, max_failures: int = MAX_FAILURES, save=None) -> dict:
     """Play every pair of ``roster`` (players of :mod:`._players`) ``games`` times; returns the record's
-    body: ``environment``, ``seats``, ``games_per_pair``, ``seed``, ``players``, ``games``, ``standings``
-    (and ``host``: the player whose environment and lock are the record's)."""
+    body: ``environment``, ``seats``, ``games_per_pair``, ``seed``, ``players``, ``status``,
+    ``max_failures``, ``withdrawn``, ``games``, ``standings`` (and ``host``: the player whose
+    environment and lock are the record's). ``save(body, host)``, when given, is called with the body
+    so far (``status`` "playing", no standings) as the games are played, at most every
+    :data:`SAVE_SECONDS` and after every forfeit, and (``status`` "stopped", with standings) when the
+    arena stops early (Ctrl-C, a signal, an error), if a game was played."""
+    import time
+
     from ..core._multiagent import as_aec
     from ..learning._commands import episode_step_limit
 
     env, where, host = _environment_of(roster, environment)
+    labels = [p.label for p in roster]
+    descriptions = [p.description() for p in roster]
+    played: list[dict] = []
+    withdrawn: list[dict] = []
+    state = {"seats": None, "saved": 0.0}
+
+    def body(status: str) -> dict:
+        return {"environment": descriptions[0]["components"].get("environment")
+                or host.description()["components"]["environment"], "seats": state["seats"],
+                "games_per_pair": games, "seed": seed, "players": descriptions, "status": status,
+                "max_failures": max_failures, "withdrawn": list(withdrawn), "games": list(played),
+                "standings": None if status == "playing" else standings(
+                    labels, state["seats"], played, seed=seed, confidence=CONFIDENCE, reps=ELO_REPS, anchor=anchor)}
+
+    def after(done: int, total: int, row: dict) -> None:
+        if save is not None and ("forfeit" in row or time.monotonic() - state["saved"] >= SAVE_SECONDS):
+            save(body("playing"), host)
+            state["saved"] = time.monotonic()
+        if on_game is not None:
+            on_game(done, total, row)
+
     try:
-        seats = two_seat_environment(env, where)
+        state["seats"] = two_seat_environment(env, where)
         env = as_aec(env)
         plan = schedule(len(roster), games, seed)
-        played = play_games(env, seats, roster, plan, max_steps=episode_step_limit(env), on_game=on_game)
+        try:
+            play_games(env, state["seats"], roster, plan, max_steps=episode_step_limit(env), on_game=after,
+                       max_failures=max_failures, games=played, withdrawn=withdrawn)
+        except BaseException:
+            if save is not None and played:
+                save(body("stopped"), host)
+            raise
     finally:
         close = getattr(env, "close", None)
         if callable(close):
             close()
         if host not in roster:
             host.close()
-    labels = [p.label for p in roster]
-    descriptions = [p.description() for p in roster]
-    return {"environment": descriptions[0]["components"].get("environment") or host.description()["components"]
-            ["environment"], "seats": seats, "games_per_pair": games, "seed": seed, "players": descriptions,
-            "games": played, "host": host,
-            "standings": standings(labels, seats, played, seed=seed, confidence=CONFIDENCE, reps=ELO_REPS,
-                                   anchor=anchor)}
+    return {**body("complete"), "host": host}
 
 
 def record_lock(host, roster: list) -> dict:
@@ -117,7 +148,8 @@ def check_seed(seed) -> None:
 
 
 def arena(players: list[str], *, games: int, seed: int = 0, out: str | None = None, exchange: str | None = None,
-          environment: str | None = None, insecure: bool = False, force: bool = False, on_game=None) -> dict:
+          environment: str | None = None, insecure: bool = False, force: bool = False, on_game=None,
+          max_failures: int = MAX_FAILURES) -> dict:
     """Play a round robin between ``players`` and write its record; returns the record (with ``folder``).
 
     ``players`` are agent folders (each plays its newest training run's policy), or with ``exchange``
@@ -126,15 +158,19 @@ def arena(players: list[str], *, games: int, seed: int = 0, out: str | None = No
     environment to play. Every pair plays ``games`` games, half in each seat order; game ``k`` is
     seeded ``seed + k``. The record (``arena.json`` and ``lock.json``) goes to ``out``, else to
     ``arenas/<id>/`` here. ``force`` plays a training run made with other installed versions of its
-    components (as ``agentos run --from-run --force``; never other local code).
+    components (as ``agentos run --from-run --force``; never other local code). A player whose
+    ``decide`` fails loses that game; after ``max_failures`` failed games in a row it is withdrawn
+    (:mod:`._forfeits`). ``arena.json`` is written as the games are played, and kept (``status``
+    "stopped") when the arena is interrupted.
     """
     check_request(players, games)
     check_seed(seed)
+    check_max_failures(max_failures)
     if len(set(players)) != len(players):
         raise UsageError("a player is named twice")
     if environment is not None and exchange is None:
         raise UsageError("--environment goes with --exchange (agent folders play their own environment)")
-    folder = record_folder(out)  # checked before the games, made after them
+    folder = record_folder(out)  # checked before the games, made at the first game
     with contextlib.ExitStack() as stack:
         if exchange is not None:
             from ._exchange import exchange_players, public_address
@@ -146,12 +182,19 @@ def arena(players: list[str], *, games: int, seed: int = 0, out: str | None = No
             roster = folder_players(players, force=force)
             for player in roster:
                 stack.callback(player.close)
-        body = round_robin(roster, games, seed, environment=environment, on_game=on_game)
+        head = {"format": "agentos-arena/1", "id": os.path.basename(folder),
+                "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "agentos": _version()}
+        locked = []
+
+        def save(body: dict, host) -> None:
+            write_record(folder, head | body, None if locked else record_lock(host, roster))
+            locked.append(True)
+
+        body = round_robin(roster, games, seed, environment=environment, on_game=on_game,
+                           max_failures=max_failures, save=save)
         host = body.pop("host")
-        record = {"format": "agentos-arena/1", "id": os.path.basename(folder),
-                  "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "agentos": _version(),
-                  **body}
-        write_record(folder, record, record_lock(host, roster))
+        record = head | body
+        write_record(folder, record, None if locked else record_lock(host, roster))
         return record | {"folder": folder}
 
 

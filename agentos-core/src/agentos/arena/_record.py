@@ -19,8 +19,11 @@ RECORD_FILE = "arena.json"
 #: The largest arena.json read (bytes).
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 TOP_KEYS = {"format", "id", "created", "agentos", "environment", "seats", "games_per_pair", "seed", "players",
-            "games", "standings"}
+            "games", "standings", "status", "max_failures", "withdrawn"}
 GAME_KEYS = {"pair", "seats", "seed", "returns", "length", "cut", "winner"}
+#: ``status`` of a record: still being played (no standings yet), stopped early, or complete (also
+#: a record without ``status``, written before it existed).
+STATUSES = ("playing", "stopped", "complete")
 PLAYER_KEYS = {"label", "agent", "served", "exchange", "run", "checkpoint", "components"}
 
 
@@ -42,8 +45,8 @@ def _fail(message: str):
 
 def _check_game(game, index: int, players: int) -> None:
     where = f"game {index}"
-    if not isinstance(game, dict) or set(game) != GAME_KEYS:
-        _fail(f"{where}: expected the keys {', '.join(sorted(GAME_KEYS))}")
+    if not isinstance(game, dict) or set(game) - {"forfeit"} != GAME_KEYS:
+        _fail(f"{where}: expected the keys {', '.join(sorted(GAME_KEYS))} (and forfeit)")
     pair, seats = game["pair"], game["seats"]
     if not (isinstance(pair, list) and len(pair) == 2 and all(_int(p) and 0 <= p < players for p in pair)
             and pair[0] < pair[1]):
@@ -56,9 +59,35 @@ def _check_game(game, index: int, players: int) -> None:
     if not (isinstance(returns, list) and len(returns) == 2
             and all(isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r) for r in returns)):
         _fail(f"{where}: returns must be two finite numbers")
+    if "forfeit" in game:
+        forfeit = game["forfeit"]
+        if not (isinstance(forfeit, dict) and set(forfeit) == {"player", "reason"} and forfeit["player"] in pair
+                and _int(forfeit["player"]) and _text(forfeit["reason"], 500)):
+            _fail(f"{where}: forfeit must name a player of the pair and a reason")
+        if game["winner"] != pair[1 - pair.index(forfeit["player"])]:
+            _fail(f"{where}: the winner of a forfeit must be the other player")
+        return
     expected = None if returns[0] == returns[1] else seats[0] if returns[0] > returns[1] else seats[1]
     if game["winner"] != expected:
         _fail(f"{where}: winner {game['winner']!r} does not follow from the returns {returns}")
+
+
+def _check_progress(data: dict, players: int) -> None:
+    """``status``, ``max_failures`` and ``withdrawn`` (absent in records written before them)."""
+    if data.get("status", "complete") not in STATUSES:
+        _fail(f"status must be one of {', '.join(STATUSES)}")
+    if "max_failures" in data and not (_int(data["max_failures"]) and 1 <= data["max_failures"] <= 1000):
+        _fail("max_failures must be an integer from 1 to 1000")
+    withdrawn = data.get("withdrawn", [])
+    if not isinstance(withdrawn, list) or len(withdrawn) > players:
+        _fail("withdrawn must be a list of at most one entry per player")
+    for entry in withdrawn:
+        if not (isinstance(entry, dict) and set(entry) == {"player", "after_games", "reason"}
+                and _int(entry["player"]) and 0 <= entry["player"] < players and _int(entry["after_games"])
+                and entry["after_games"] >= 1 and _text(entry["reason"], 500)):
+            _fail("each withdrawn entry needs player (an index), after_games and reason")
+    if len({entry["player"] for entry in withdrawn}) != len(withdrawn):
+        _fail("a player is withdrawn twice")
 
 
 def parse_arena_record(data: bytes | str | dict) -> dict:
@@ -89,6 +118,7 @@ def parse_arena_record(data: bytes | str | dict) -> dict:
     labels = [p["label"] for p in players]
     if len(set(labels)) != len(labels):
         _fail("two players have the same label")
+    _check_progress(data, len(players))
     if not isinstance(games, list) or not 1 <= len(games) <= MAX_RECORD_GAMES:
         _fail(f"games must be a list of 1 to {MAX_RECORD_GAMES:,} games")
     for index, game in enumerate(games):
@@ -96,6 +126,8 @@ def parse_arena_record(data: bytes | str | dict) -> dict:
     if not _int(data.get("seed")) or not _int(data.get("games_per_pair")):
         _fail("seed and games_per_pair must be integers")
     stored = data.get("standings")
+    if data.get("status") == "playing" and stored is None:
+        return data  # standings come when the arena stops or ends; anyone can compute them from the games
     if not isinstance(stored, dict) or not isinstance(stored.get("elo"), dict):
         _fail("standings missing")
     reps = stored["elo"].get("reps")
@@ -152,15 +184,17 @@ def record_folder(out: str | None) -> str:
     return out
 
 
-def write_record(folder: str, record: dict, lock: dict) -> str:
-    """``lock.json`` then ``arena.json`` (last: its presence means the record is complete), atomically."""
+def write_record(folder: str, record: dict, lock: dict | None) -> str:
+    """``lock.json`` (unless ``lock`` is None: written before) then ``arena.json``, each atomically;
+    ``arena.json``'s ``status`` says whether the arena is still playing, stopped early or complete."""
     from ..config import atomic_write
 
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {folder}: {exc.strerror or exc}") from None
-    atomic_write(os.path.join(folder, "lock.json"), json.dumps(lock, indent=1) + "\n")
+    if lock is not None:
+        atomic_write(os.path.join(folder, "lock.json"), json.dumps(lock, indent=1) + "\n")
     path = os.path.join(folder, RECORD_FILE)
     atomic_write(path, json.dumps(record, indent=1) + "\n")
     return path

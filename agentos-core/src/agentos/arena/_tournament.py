@@ -12,6 +12,7 @@ import itertools
 
 from ..errors import UsageError
 from ._elo import PRIOR_DRAWS, elo_ratings
+from ._forfeits import MAX_FAILURES, Forfeit, Withdrawals, checked_decider
 
 #: The most games one pair may play in one arena (a record stays small and readable).
 MAX_GAMES = 100_000
@@ -47,28 +48,50 @@ def schedule(players: int, games: int, seed: int) -> list[dict]:
 
 
 def play_games(environment, seat_ids: list[str], players: list, plan: list[dict], *, max_steps: int,
-               on_game=None) -> list[dict]:
-    """Play the ``plan`` on ``environment``; each game gets its seats' returns, length and winner."""
-    from ..core._multiagent import play_aec_episode
-
-    games = []
+               on_game=None, max_failures: int = MAX_FAILURES, games: list | None = None,
+               withdrawn: list | None = None) -> list[dict]:
+    """Play the ``plan`` on ``environment``; each game gets its seats' returns, length and winner (and
+    ``forfeit`` when a player failed it, see :mod:`._forfeits`). ``games`` and ``withdrawn`` (lists,
+    filled as the games are played) hold what was played even when this is stopped; a withdrawn
+    player's later games are not played."""
+    games = [] if games is None else games
+    withdrawals = Withdrawals(len(players), max_failures, [] if withdrawn is None else withdrawn)
     for game in plan:
+        if withdrawals.out(game["seats"]):
+            continue
         policies = {}
         for place, (seat, index) in enumerate(zip(seat_ids, game["seats"], strict=True)):
             policy = players[index].policy_for(seat, environment)
             policy.seed(2 * game["seed"] + place)  # two random players never share a stream
             policies[seat] = policy
-        episode = play_aec_episode(environment, policies, seed=game["seed"], max_steps=max_steps)
-        returns = [float(episode.returns[seat]) for seat in seat_ids]
-        best = max(returns)
-        winners = [i for i, value in enumerate(returns) if value == best]
-        winner = game["seats"][winners[0]] if len(winners) == 1 else None
-        row = {**game, "returns": returns, "length": int(episode.length), "cut": bool(episode.cut),
-               "winner": winner}
+        row = _play(environment, seat_ids, policies, game, max_steps)
         games.append(row)
+        withdrawals.count(row, len(games))
         if on_game is not None:
             on_game(len(games), len(plan), row)
     return games
+
+
+def _play(environment, seat_ids: list[str], policies: dict, game: dict, max_steps: int) -> dict:
+    """One game: its row, a forfeit (a loss for the failing player) if a player's decide failed."""
+    from ..core._multiagent import play_from_start, start_episode
+
+    returns = start_episode(environment, policies, game["seed"])
+    taken = [0]
+    deciders = {seat: checked_decider(policies[seat].decide, environment.action_space(seat), place, taken)
+                for place, seat in enumerate(seat_ids)}
+    try:
+        length, done = play_from_start(environment, deciders, returns, max_steps)
+    except Forfeit as foul:
+        values = [float(returns[seat]) for seat in seat_ids]
+        return {**game, "returns": values, "length": taken[0], "cut": False,
+                "winner": game["seats"][1 - foul.place],
+                "forfeit": {"player": game["seats"][foul.place], "reason": foul.reason}}
+    values = [float(returns[seat]) for seat in seat_ids]
+    best = max(values)
+    winners = [i for i, value in enumerate(values) if value == best]
+    winner = game["seats"][winners[0]] if len(winners) == 1 else None
+    return {**game, "returns": values, "length": int(length), "cut": not done, "winner": winner}
 
 
 def _tally() -> dict:

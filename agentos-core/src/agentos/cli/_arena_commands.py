@@ -17,10 +17,14 @@ def add_commands(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="play a training run made with other installed versions of its components")
     p.add_argument("--insecure", action="store_true", help="with --exchange: allow an unauthenticated exchange")
+    p.add_argument("--max-failures", type=int, default=3, metavar="K",
+                   help="withdraw a player after K failed games in a row (a decide that raised, timed out or "
+                        "gave an illegal action: each a loss); default 3")
     p.set_defaults(handler=_arena)
 
 
 def _arena(args) -> int:
+    import os
     import sys
 
     from ..api import arena
@@ -30,9 +34,21 @@ def _arena(args) -> int:
         if done == total or done % max(1, total // 100) == 0:
             print(f"\rgames {done:,}/{total:,}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-    record = arena(args.players, games=args.games, seed=args.seed, out=args.out, exchange=args.exchange,
-                   environment=args.environment, insecure=args.insecure, force=args.force,
-                   on_game=progress if sys.stderr.isatty() else None)
+    from ..arena._record import record_folder
+    from ..experiments._lifetime import Stopped, stop_signals_interrupt
+
+    folder = record_folder(args.out)
+    try:
+        with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (the games played are kept)
+            record = arena(args.players, games=args.games, seed=args.seed, out=folder, exchange=args.exchange,
+                           environment=args.environment, insecure=args.insecure, force=args.force,
+                           on_game=progress if sys.stderr.isatty() else None, max_failures=args.max_failures)
+    except KeyboardInterrupt as exc:
+        how = f"stopped by signal {exc.signum}" if isinstance(exc, Stopped) else "interrupted"
+        kept = os.path.join(folder, "arena.json")
+        print(f"\nagentos: {how}; " + (f"the games played are kept in {kept} (status stopped)" if os.path.exists(kept)
+                                       else "no game was finished, nothing was written"), file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, Stopped) else 130
     if args.json:
         dump_json(record)
         return 0
@@ -47,7 +63,7 @@ def _wdl(entry: dict) -> str:
 
 def print_standings(record: dict) -> None:
     """Wins/draws/losses per pair and per seat, then Elo ratings with their intervals."""
-    from .._safe_text import printable_row
+    from .._safe_text import printable, printable_row
     from ._output import table
 
     standings, seats = record["standings"], record["seats"]
@@ -57,7 +73,7 @@ def print_standings(record: dict) -> None:
         for seat in seats:
             row[seat] = _wdl(pair["by_seat"][seat])
         rows.append(printable_row(row))
-    last = record["seed"] + len(record["games"]) - 1
+    last = max(game["seed"] for game in record["games"])  # a withdrawn player's games were not played
     print(f"{record['games_per_pair']} games per pair (seeds {record['seed']} to {last}); "
           "W/D/L of the first-named player of each pair, in all games and in each seat")
     table(rows, [("pair", "PAIR"), ("games", "GAMES"), ("wdl", "W/D/L"),
@@ -72,3 +88,11 @@ def print_standings(record: dict) -> None:
     level = f"{100 * standings['elo']['confidence']:.0f}% INTERVAL"
     table(rows, [("player", "PLAYER"), ("elo", "ELO"), ("interval", level), ("wdl", "W/D/L"), ("score", "SCORE")])
     print(f"Elo: {standings['elo']['method']}")
+    forfeits = [game for game in record["games"] if "forfeit" in game]
+    labels = [player["label"] for player in record["players"]]
+    if forfeits:
+        print(f"{len(forfeits)} game(s) lost by forfeit (a decide that failed or an illegal action), the first: "
+              f"{printable(labels[forfeits[0]['forfeit']['player']])}: {printable(forfeits[0]['forfeit']['reason'])}")
+    for entry in record.get("withdrawn", []):
+        print(f"withdrawn after game {entry['after_games']}: {printable(labels[entry['player']])} "
+              f"({printable(entry['reason'])}); its later games were not played")

@@ -5,7 +5,8 @@ with ``:action=file_upload`` and its ``sha256_digest``, the token as HTTP Basic 
 (``__token__``), exactly as twine sends it. The server answers with one line.
 
 The token goes only to the URL given: a redirect is never followed (it is an error naming where
-it pointed), and only a 200 that says ``published`` or ``unchanged`` counts as an upload.
+it pointed; :mod:`agentos.http_credentials`, shared by every client that sends a credential), and only
+a 200 that says ``published`` or ``unchanged`` counts as an upload.
 """
 
 from __future__ import annotations
@@ -18,18 +19,9 @@ import urllib.error
 import urllib.request
 
 from ..errors import UsageError
+from ..http_credentials import urlopen
 
 _CHUNK = 1 << 20
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects become HTTPErrors: the Authorization header must not travel to another URL."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 def _body(path: str, fields: dict[str, str], boundary: str) -> tuple[int, object]:
@@ -87,7 +79,7 @@ def upload_file(path: str, url: str, token: str, timeout: float = 120) -> str:
     from .._safe_text import printable
 
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with urlopen(request, timeout=timeout, follow_redirects=False) as response:
             line = (response.read(4096).decode("utf-8", "replace").strip().splitlines() or [""])[0]
     except urllib.error.HTTPError as exc:
         if 300 <= exc.code < 400:

@@ -33,6 +33,22 @@ _BLOCKS = frozenset(1 << n for n in range(4, 17))  # the block sizes a file may 
 SCALES = "{}::int8_scales"
 
 
+def shape_size(shape, limit: int) -> int | None:
+    """The number of elements of ``shape`` (a list of at most 8 plain non-negative ints), or None when
+    it is malformed or holds more than ``limit`` elements: Python ints, stopped as soon as the running
+    product passes ``limit`` (numpy's int64 would wrap or overflow on ``[2**32, 2**32]`` or ``[2**70]``)."""
+    if not (isinstance(shape, list) and len(shape) <= 8 and all(type(d) is int and d >= 0 for d in shape)):
+        return None
+    count = 1
+    for d in shape:
+        if d > limit:
+            return None
+        count *= d
+        if count > limit:
+            return None
+    return count
+
+
 def _refuse(path: str, why: str):
     raise UsageError(f"{os.path.basename(path)}: {why}; refused (weights must be a plain safetensors file)")
 
@@ -77,13 +93,12 @@ def check_weights(path: str, *, max_bytes: int | None = None) -> dict:
             _refuse(path, f"tensor {name[:40]!r} has dtype {dtype!r} "
                           f"(allowed: {', '.join(sorted(_ITEMSIZE))})")
         shape, offsets = info.get("shape"), info.get("data_offsets")
-        if not (isinstance(shape, list) and len(shape) <= 8 and all(type(d) is int and d >= 0 for d in shape)):
-            _refuse(path, f"tensor {name[:40]!r} has a malformed shape")
+        count = shape_size(shape, size)  # an element takes at least one byte of the file
+        if count is None:
+            _refuse(path, f"tensor {name[:40]!r} has a malformed shape (at most 8 non-negative integers, "
+                          "no more elements than the file has bytes)")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)):
             _refuse(path, f"tensor {name[:40]!r} has malformed data offsets")
-        count = 1
-        for d in shape:
-            count *= d
         if offsets[1] - offsets[0] != count * _ITEMSIZE[info["dtype"]] or offsets[0] < 0:
             _refuse(path, f"tensor {name[:40]!r}: its offsets do not match its shape and dtype")
         spans.append(tuple(offsets))
@@ -143,6 +158,13 @@ def quantize(source: str, target: str, dtype: str = "float16") -> dict:
     return changed
 
 
+def _quantized_entry(entry, limit: int) -> bool:
+    """Whether one entry of the quantization metadata is well formed (its shape within ``limit``)."""
+    return (isinstance(entry, dict) and entry.get("dtype") in ("float32", "float64")
+            and entry.get("scheme") in QUANTIZE_DTYPES and shape_size(entry.get("shape"), limit) is not None
+            and type(entry.get("block", LEGACY_INT8_BLOCK)) is int and entry.get("block", LEGACY_INT8_BLOCK) in _BLOCKS)
+
+
 def dequantized(path: str, header: dict, workdir: str) -> str:
     """``path`` itself, or (for quantized weights) a copy in ``workdir`` with the original dtypes."""
     meta = header.get("__metadata__", {})
@@ -152,20 +174,17 @@ def dequantized(path: str, header: dict, workdir: str) -> str:
     from safetensors import safe_open
     from safetensors.numpy import save_file
 
+    limit = os.path.getsize(path)  # a quantized element takes at least one byte of the file
     try:
         changed = json.loads(meta[QUANTIZED_KEY])
-        assert isinstance(changed, dict)
-        for entry in changed.values():
-            assert isinstance(entry, dict) and entry.get("dtype") in ("float32", "float64")
-            assert entry.get("scheme") in QUANTIZE_DTYPES and isinstance(entry.get("shape"), list)
-            assert len(entry["shape"]) <= 8 and all(type(d) is int and d >= 0 for d in entry["shape"])
-            assert entry.get("block", LEGACY_INT8_BLOCK) in _BLOCKS and type(entry.get("block", 0)) is int
-    except (ValueError, AssertionError):
+    except (ValueError, RecursionError):
+        changed = None
+    if not (isinstance(changed, dict) and all(_quantized_entry(entry, limit) for entry in changed.values())):
         _refuse(path, f"its {QUANTIZED_KEY} metadata is malformed")
     with safe_open(path, framework="numpy") as f:
         tensors = {name: f.get_tensor(name) for name in f.keys()}
     for name, entry in changed.items():
-        size = int(np.prod(entry["shape"], dtype=np.int64))
+        size = shape_size(entry["shape"], limit)
         stored = tensors.get(name)
         if entry["scheme"] == "float16":
             if stored is None or stored.dtype != np.float16 or stored.size != size:

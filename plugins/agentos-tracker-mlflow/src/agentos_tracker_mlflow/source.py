@@ -131,6 +131,8 @@ def _get_json(uri: str, endpoint: str, run_id: str, stop: threading.Event, faile
     body = bytearray()
     try:
         whole = _stream(request, MAX_ANSWER_BYTES, stop, body.extend)
+    except UsageError:
+        raise
     except Exception as exc:
         raise UsageError(f"{failed} ({type(exc).__name__})") from None
     if not whole:
@@ -142,12 +144,14 @@ def _get_json(uri: str, endpoint: str, run_id: str, stop: threading.Event, faile
 
 
 def _stream(request, limit: int, stop: threading.Event, write) -> bool:
-    """Send ``request``, hand each block of the answer to ``write``; False (stopped) past ``limit`` bytes."""
-    import urllib.request
+    """Send ``request``, hand each block of the answer to ``write``; False (stopped) past ``limit`` bytes.
+    The credential stays with the tracking server's origin (:mod:`agentos.http_credentials`: a redirect
+    elsewhere drops it, one from https to http is refused)."""
+    from agentos.http_credentials import urlopen
 
     timeout = float(os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT", "10"))
     seen = 0
-    with urllib.request.urlopen(request, timeout=timeout) as response:
+    with urlopen(request, timeout=timeout) as response:
         while not stop.is_set():
             block = response.read1(CHUNK)  # what one read brings: the deadline is checked between reads
             if not block:
