@@ -66,11 +66,13 @@ def _check_run(record) -> tuple[int, str, int]:
     raise UsageError(f"run {record.id} records no budget (request episodes or steps)")
 
 
-def _scratch_agent(record, lock: dict, folder: str) -> None:
-    """The run's agent.ini, as ``--from-run`` reads it, written into the scratch agent ``folder``."""
+def _scratch_agent(record, lock: dict, folder: str, code: dict[str, bytes]) -> None:
+    """The run's agent.ini, as ``--from-run`` reads it, and its kept code, written into the scratch agent
+    ``folder``."""
     from ..config import AgentConfig
     from ..core._context import AgentContext
     from ..learning._from_run import received_config
+    from ..learning._kept_code import restore as restore_code
     from ..learning._records import unlocked_components
 
     if os.path.getsize(record.path("agent.ini")) > MAX_INI_BYTES:
@@ -79,9 +81,13 @@ def _scratch_agent(record, lock: dict, folder: str) -> None:
     path = os.path.join(folder, "agent.ini")
     with open(path, "w") as handle:
         handle.write("[agentos]\n")
+    restore_code(code, folder)
     config = received_config(AgentConfig.load(path), record)
-    if any(comp.source for comp in config.components.values()):
-        raise UsageError(f"run {record.id} uses local code (source = ...): reproduce rebuilds packaged components only")
+    for comp in config.components.values():
+        rel = (comp.source or "").partition(":")[0].strip()
+        if comp.source and rel not in code:
+            raise UsageError(printable(f"run {record.id}: {comp.kind}.{comp.name}: source {comp.source[:80]!r} is "
+                                       "not among the code the run kept; reproduce rebuilds kept code only"))
     unlocked = unlocked_components(AgentContext(config), lock)
     if unlocked:
         raise UsageError(f"run {record.id}: its agent.ini names components its lock.json does not list "
@@ -139,6 +145,7 @@ def reproduce(run: str | None = None, *, agent_ini: str | None = None, index_url
     retrain it with its seed and budget, and compare the curves. Returns ``reproduced`` (bool),
     ``verdict`` (one line), ``plot``, ``workdir``, ``new_run`` and the compared figures; an altered
     lock raises :class:`~agentos.reproduce._rebuild.LockMismatch` (nothing installed)."""
+    from ..learning._kept_code import CodeMismatch, checked_code
     from . import _compare, _rebuild
 
     echo = echo or (lambda line: None)
@@ -161,12 +168,16 @@ def reproduce(run: str | None = None, *, agent_ini: str | None = None, index_url
     except _compare.CurveError as exc:
         raise UsageError(printable(f"run {record.id}: {exc}")) from None
     _check_budget(record, unit, budget, recorded)
-    pins, constraints = _rebuild.pins_from_lock(lock)
+    try:
+        code = checked_code(record, lock)
+    except CodeMismatch as exc:
+        raise _rebuild.LockMismatch(str(exc)) from None
+    pins, constraints = _rebuild.pins_from_lock(lock, code)
     if not package:
         workdir = _new_workdir(workdir, record.id)
         url = _index_url(index_url, agent_ini)
     agent_dir = os.path.join(workdir, "agent")
-    _scratch_agent(record, lock, agent_dir)
+    _scratch_agent(record, lock, agent_dir, code)
     requirements = _rebuild.fetch_pinned(pins, url)
     python = _rebuild.build_venv(os.path.join(workdir, "venv"), requirements, constraints, echo)
     echo(f"retraining: agentos train {budget}{' --steps' if unit == 'steps' else ''} --seed {seed} in {agent_dir}")
