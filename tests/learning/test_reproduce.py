@@ -103,7 +103,13 @@ def test_bad_input_is_one_line(learning_venv, sarsa_run, index_url, tmp_path):
     resumed = tmp_path / "resumed"
     shutil.copytree(sarsa_run, resumed)
     (resumed / "run.json").write_text(json.dumps({**meta, "request": {"episodes": 40, "checkpoint": "/x"}}))
-    assert "started from another run or a checkpoint" in reproduce(resumed)
+    assert "started from a checkpoint file, not a recorded run" in reproduce(resumed)
+    orphan = tmp_path / "orphan"  # continued from a run whose folder is not beside it
+    shutil.copytree(sarsa_run, orphan)
+    (orphan / "run.json").write_text(json.dumps({**meta, "parent": "20260101-000000-train-0000"}))
+    assert "whose folder is not beside it" in reproduce(orphan)
+    (orphan / "run.json").write_text(json.dumps({**meta, "parent": "../../etc"}))
+    assert "whose folder is not beside it" in reproduce(orphan)
     greedy = tmp_path / "greedy"  # its 40-episode curve asking the fresh venv for 10**12 episodes of training
     shutil.copytree(sarsa_run, greedy)
     (greedy / "run.json").write_text(json.dumps({**meta, "request": {**meta["request"], "episodes": 10**12}}))
