@@ -25,6 +25,9 @@ from ..errors import AgentOSError, UsageError
 _NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$")
 MAX_RECORD_BYTES = 16 * 1024 * 1024  #: the most of a wheel's RECORD that is read
 CORE = "agentos-core"
+#: The recording venv's own tools (what ``python -m venv`` put there), not the run's: never constrained
+#: (an old venv's setuptools would forbid a torch that needs a newer one).
+VENV_TOOLS = ("pip", "setuptools", "wheel")
 
 
 class LockMismatch(AgentOSError):
@@ -90,7 +93,7 @@ def pins_from_lock(lock: dict, code: dict[str, bytes] | None = None) -> tuple[li
     pins.append({"project": CORE, "version": _version(core, CORE), "files_sha256": None})
     constraints = {}
     for name, version in others.items():
-        if name.lower() in named or name.lower() == CORE:
+        if name.lower() in named or name.lower() in (CORE, *VENV_TOOLS):
             continue
         try:
             constraints[name] = _version(version, name)
