@@ -14,7 +14,7 @@ import pytest
 from conftest import wheel_for
 
 PUBLISHED = ("agentos-core", "agentos-env-corridor", "agentos-policy-random", "agentos-policy-q-table",
-             "agentos-trainer-sarsa")
+             "agentos-trainer-sarsa", "agentos-env-2048", "agentos-policy-ntuple", "agentos-trainer-td")
 HELPER = "SCALE = 1\n"
 AGENT_PY_IMPORT = "from helpers import SCALE  # a neighbour of agent.py: kept with the run too\n"
 
@@ -46,6 +46,27 @@ def quick_start_run(learning_venv, tmp_path_factory) -> Path:
     assert result.returncode == 0, result.stderr
     (run,) = (agent / "runs").iterdir()
     return run
+
+
+def test_an_init_agent_trained_by_td_reproduces_identically(learning_venv, index_url, tmp_path):
+    """td (the other deterministic trainer) on 2048 with an n-tuple policy, in an ``agentos init`` agent."""
+    assert learning_venv.agentos("init", "td_agent", cwd=tmp_path).returncode == 0
+    agent = tmp_path / "td_agent"
+    ini = (agent / "agent.ini").read_text()
+    ini = ini.replace("[environment]\ndefault = corridor", "[environment]\ndefault = 2048")
+    ini = ini.replace("[policy]\ndefault = random", "[policy]\ndefault = ntuple")
+    ini += ("\n[environment.2048]\npackage = agentos-env-2048\n\n[policy.ntuple]\npackage = agentos-policy-ntuple\n"
+            'tuples = "0 1 2 3; 4 5 6 7"\n\n[trainer]\ndefault = td\n\n[trainer.td]\npackage = agentos-trainer-td\n')
+    (agent / "agent.ini").write_text(ini)
+    result = learning_venv.agentos("train", "agent.ini", "20", "--seed", "0", "--quiet", cwd=agent)
+    assert result.returncode == 0, result.stderr
+    (run,) = (agent / "runs").iterdir()
+    work = tmp_path / "work"
+    result = learning_venv.agentos("reproduce", run, "--index-url", index_url, "--workdir", work, cwd=tmp_path,
+                                   timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "reproduced: identical"
+    assert (work / "agent" / "agent.py").read_bytes() == (agent / "agent.py").read_bytes()
 
 
 def test_the_run_keeps_the_agents_code_by_hash(quick_start_run):
