@@ -55,6 +55,20 @@ def test_steps_are_the_budget_rounded_up_to_n_envs(sb3_run):
     assert 302 - 2 * 500 <= finished <= 302 and finished == meta["summary"]["steps"]
 
 
+def test_a_budget_that_is_not_the_steps_taken_is_altered(sb3_run, tmp_path):
+    from agentos.errors import UsageError
+    from agentos.learning._records import find_record
+    from agentos.reproduce import _prepared
+
+    assert _prepared(find_record(None, str(sb3_run)))["budget"] == 301  # the valid twin
+    copy = tmp_path / sb3_run.name
+    shutil.copytree(sb3_run, copy)
+    meta = json.loads((copy / "run.json").read_text())
+    (copy / "run.json").write_text(json.dumps({**meta, "request": {**meta["request"], "steps": 290}}))
+    with pytest.raises(UsageError, match=r"request steps 290 is not what its summary says it took \(302 steps\)"):
+        _prepared(find_record(None, str(copy)))
+
+
 def test_an_sb3_steps_run_reproduces(learning_venv, sb3_run, wheelhouse, tmp_path):
     from agentos.registry import publish
 
