@@ -12,11 +12,14 @@ from ..errors import UsageError
 MAX_BUDGET = 10**12
 MAX_INI_BYTES = 1024 * 1024
 MAX_CHAIN = 10  #: the most stages (the run and the runs it continued from) that one reproduce retrains
+MAX_ENVS = 1024  #: the most parallel environments (``n_envs``) a record's tail allowance counts
+SB3_ROLLOUT = 2048  #: steps per environment of an SB3 PPO rollout when agent.ini does not set n_steps
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def check_run(record) -> tuple[int, str, int]:
-    """The recorded seed and budget (``episodes`` or ``steps``) of a finished from-scratch training."""
+    """The recorded seed and budget (``episodes`` or ``steps``) of a finished training (from scratch, or
+    continuing a recorded run: not from a loose checkpoint file)."""
     meta = record.meta
     if meta.get("mode") != "train":
         raise UsageError(f"run {record.id} is an agentos {meta.get('mode')!r} run: only training runs are reproduced")
@@ -53,12 +56,8 @@ def run_config(record):
         raise UsageError(printable(f"run {record.id}: its agent.ini cannot be read ({exc})")) from None
 
 
-MAX_ENVS = 1024
-SB3_ROLLOUT = 2048  #: steps per environment of an SB3 PPO rollout when agent.ini does not set n_steps
-
-
 def _trainer_setting(config, name: str, default: int) -> int:
-    """An integer setting (1..MAX_ENVS * SB3_ROLLOUT) of the default trainer's section of the run's agent.ini."""
+    """A positive integer setting (at most 2**21, else ``default``) of the run's default trainer's section."""
     trainer = config.default("trainer")
     section = config.component("trainer", trainer) if trainer else None
     setting = section.settings.get(name) if section is not None else None
