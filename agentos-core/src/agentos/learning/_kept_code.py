@@ -188,6 +188,14 @@ def restore(files: dict[str, bytes], folder: str) -> None:
             handle.write(data)
 
 
+def kept_path(source) -> str:
+    """The kept path that a ``source = file.py:Name`` value names (``./agent.py`` is ``agent.py``)."""
+    import posixpath
+
+    rel = str(source or "").partition(":")[0].strip().replace(os.sep, "/")
+    return posixpath.normpath(rel) if rel else ""
+
+
 def code_hash(files: dict[str, bytes], rel: str) -> str | None:
     """The lock's ``sha256`` of a local component whose file is ``rel`` (as :func:`component_fingerprint`)."""
     data = files.get(rel)
@@ -196,4 +204,5 @@ def code_hash(files: dict[str, bytes], rel: str) -> str | None:
     return hashlib.sha256(os.path.basename(rel).encode() + data).hexdigest()
 
 
-__all__ = ["LOCK_KEY", "CodeMismatch", "CodeTooLarge", "agent_code", "checked_code", "code_hash", "keep", "restore"]
+__all__ = ["LOCK_KEY", "CodeMismatch", "CodeTooLarge", "agent_code", "checked_code", "code_hash", "keep", "kept_path",
+           "restore"]

@@ -53,6 +53,7 @@ def _scratch_agent(record, lock: dict, folder: str, code: dict[str, bytes]) -> N
     from ..config import AgentConfig
     from ..core._context import AgentContext
     from ..learning._from_run import received_config
+    from ..learning._kept_code import kept_path
     from ..learning._kept_code import restore as restore_code
     from ..learning._records import unlocked_components
 
@@ -65,8 +66,7 @@ def _scratch_agent(record, lock: dict, folder: str, code: dict[str, bytes]) -> N
     restore_code(code, folder)
     config = received_config(AgentConfig.load(path), record)
     for comp in config.components.values():
-        rel = (comp.source or "").partition(":")[0].strip()
-        if comp.source and rel not in code:
+        if comp.source and kept_path(comp.source) not in code:
             raise UsageError(printable(f"run {record.id}: {comp.kind}.{comp.name}: source {comp.source[:80]!r} is "
                                        "not among the code the run kept; reproduce rebuilds kept code only"))
     unlocked = unlocked_components(AgentContext(config), lock)

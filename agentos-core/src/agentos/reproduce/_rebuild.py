@@ -48,10 +48,10 @@ def _version(value, what: str) -> str:
 def _local_component(entry: dict, label: str, code: dict[str, bytes]) -> bool:
     """Whether ``entry`` is the agent's own code (``source = file.py:Name``) that the run kept, with the
     lock's hash; LockMismatch when it names a kept file with another hash."""
-    from ..learning._kept_code import code_hash
+    from ..learning._kept_code import code_hash, kept_path
 
     source = entry.get("source")
-    rel = str(source).partition(":")[0].strip() if isinstance(source, str) else ""
+    rel = kept_path(source) if isinstance(source, str) else ""
     if entry.get("install") != "local" or rel not in code:
         return False
     if entry.get("sha256") != code_hash(code, rel):
