@@ -103,7 +103,13 @@ def test_bad_input_is_one_line(learning_venv, sarsa_run, index_url, tmp_path):
     resumed = tmp_path / "resumed"
     shutil.copytree(sarsa_run, resumed)
     (resumed / "run.json").write_text(json.dumps({**meta, "request": {"episodes": 40, "checkpoint": "/x"}}))
-    assert "started from another run or a checkpoint" in reproduce(resumed)
+    assert "started from a checkpoint file, not a recorded run" in reproduce(resumed)
+    orphan = tmp_path / "orphan"  # continued from a run whose folder is not beside it
+    shutil.copytree(sarsa_run, orphan)
+    (orphan / "run.json").write_text(json.dumps({**meta, "parent": "20260101-000000-train-0000"}))
+    assert "whose folder is not beside it" in reproduce(orphan)
+    (orphan / "run.json").write_text(json.dumps({**meta, "parent": "../../etc"}))
+    assert "whose folder is not beside it" in reproduce(orphan)
     greedy = tmp_path / "greedy"  # its 40-episode curve asking the fresh venv for 10**12 episodes of training
     shutil.copytree(sarsa_run, greedy)
     (greedy / "run.json").write_text(json.dumps({**meta, "request": {**meta["request"], "episodes": 10**12}}))
@@ -158,3 +164,41 @@ def test_compare_verdicts():
     assert compare(curve, moved, deterministic=False)["verdict"].startswith("reproduced within tolerance: last-100")
     far = [(r * 2, n) for r, n in curve]
     assert compare(curve, far, deterministic=False)["verdict"].startswith("NOT reproduced: last-100 mean")
+
+
+def test_a_from_run_chain_reproduces_stage_by_stage(learning_venv, sarsa_run, index_url, tmp_path):
+    """A run continued with --from-run: reproduce retrains its parent first (stage 1), then itself from the
+    reproduced parent's end (stage 2), and says each stage's verdict."""
+    agent = tmp_path / "agent"
+    shutil.copytree(sarsa_run.parent.parent, agent, ignore=shutil.ignore_patterns(".venv"))
+    child = learning_venv.agentos("train", "25", "--seed", "4", "--quiet", "--from-run", sarsa_run.name, cwd=agent)
+    assert child.returncode == 0, child.stderr
+    (child_run,) = [p for p in (agent / "runs").iterdir() if p.name != sarsa_run.name]
+    assert json.loads((child_run / "run.json").read_text())["parent"] == sarsa_run.name
+    work = tmp_path / "work"
+    result = learning_venv.agentos("reproduce", child_run, "--index-url", index_url, "--workdir", work,
+                                   cwd=tmp_path, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert f"stage 1/2 (run {sarsa_run.name}): reproduced: identical" in lines
+    assert f"stage 2/2 (run {child_run.name}): reproduced: identical" in lines
+    assert lines[-1] == "reproduced: identical"
+    verdict = json.loads((work / "verdict.json").read_text())
+    assert [s["run"] for s in verdict["stages"]] == [sarsa_run.name, child_run.name]
+    assert verdict["episodes"] == [25, 25] and verdict["run"] == child_run.name
+    new_child = json.loads((Path(verdict["new_run"]) / "run.json").read_text())
+    assert new_child["parent"] == Path(verdict["stages"][0]["new_run"]).name  # continued from the rebuilt stage 1
+    assert len(list(work.glob("venv*"))) == 1  # one lock, one venv
+    # the chain's curve is the parent's and the child's: a child whose parent learned differently is not reproduced
+    altered = tmp_path / "altered" / "runs"
+    shutil.copytree(agent / "runs", altered)
+    curve = (altered / sarsa_run.name / "returns.csv").read_text().splitlines()
+    first = curve[1].split(",")
+    first[2] = str(float(first[2]) - 1)
+    (altered / sarsa_run.name / "returns.csv").write_text("\n".join([curve[0], ",".join(first), *curve[2:]]) + "\n")
+    result = learning_venv.agentos("reproduce", altered / child_run.name, "--index-url", index_url,
+                                   "--workdir", tmp_path / "work2", cwd=tmp_path, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith(
+        f"NOT reproduced: stage 1/2 (run {sarsa_run.name}): the trainer is deterministic but the curves differ")
+    assert not (tmp_path / "work2" / "agent-2").exists()  # stage 2 is not retrained

@@ -41,8 +41,21 @@ def test_vectorised_training_reports_episodes_and_stops_on_budget():
     assert len(episodes) == 6 and all(n >= 1 and r == n for r, n in episodes)
     assert model.n_envs == 4 and policy.net is model.policy and policy.algorithm == "A2C"
     before = model.num_timesteps
-    trainer.train(policy, env, steps=40, seed=0)  # continues the same model
-    assert trainer.model is model and model.num_timesteps >= before + 40
+    trainer.train(policy, env, steps=42, seed=0)  # continues the same model
+    assert trainer.model is model and model.num_timesteps == before + 44  # 42 rounded up to 4 environments
+    assert trainer.steps_taken == 44
+
+
+@pytest.mark.parametrize(("algorithm", "settings"), [("PPO", {"n_steps": 64, "batch_size": 32}),
+                                                     ("DQN", {"learning_starts": 10, "train_freq": 8})])
+def test_a_step_budget_is_exact_not_whole_rollouts(algorithm, settings):
+    env = gymnasium.make("CartPole-v1")
+    policy = SB3Policy(env.observation_space, env.action_space, algorithm=algorithm, device="cpu")
+    trainer = SB3Trainer(algorithm=algorithm, **settings)
+    lengths = []
+    model = trainer.train(policy, env, steps=100, seed=0, callback=lambda r, n: lengths.append(n))
+    assert model.num_timesteps == trainer.steps_taken == 100  # not 128 (two 64-step rollouts)
+    assert sum(lengths) <= 100
 
 
 def test_bad_settings_are_clear():

@@ -241,6 +241,9 @@ def _finish_training(rec, run, agent, hook, status: str, error: str | None) -> d
             checkpoint_error = _one_line(exc)
     summary = run.summary(status)
     summary.update(run=rec.id if rec else None, run_dir=rec.directory if rec else None, checkpoint=checkpoint)
+    taken = getattr(agent.trainer, "steps_taken", None)  # every step, the unfinished last episodes' too
+    if isinstance(taken, int) and not isinstance(taken, bool):
+        summary["steps_taken"] = taken
     if rec is not None and rec.meta.get("parent"):
         summary["parent"] = rec.meta["parent"]
     if error:

@@ -16,7 +16,7 @@ MAX_DEPTH = 32
 
 _TEXT_FIELDS = ("id", "mode", "status", "started", "finished", "agent_dir", "agent_ini", "checkpoint",
                 "trainer_state", "parent", "error", "checkpoint_sha256", "trainer_state_sha256")
-_SUMMARY_NUMBERS = ("episodes", "steps", "mean_return", "last100_mean", "min_return", "max_return",
+_SUMMARY_NUMBERS = ("episodes", "steps", "steps_taken", "mean_return", "last100_mean", "min_return", "max_return",
                     "steps_per_second", "seconds")
 
 

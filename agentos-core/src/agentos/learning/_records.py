@@ -5,7 +5,9 @@ A record holds::
     run.json          what ran: mode, status, components, seed, summary, checkpoint file name
     agent.ini         the agent.ini used, byte for byte
     lock.json         component packages (name, version, sha256 of the installed RECORD, files_sha256 of
-                      the released files: :func:`files_hash`) and the interpreter's other packages
+                      the released files: :func:`files_hash`), the interpreter's other packages, and
+                      ``local_code``: the agent's own code kept below (:mod:`._kept_code`)
+    code-<sha256>.py  each file of the agent's own code (``source =`` files and what they import)
     returns.csv       one row per episode: episode,frame,return,length,seconds
     returns100.csv    every 100 episodes: frame,mean,std,max,min (autonomous-learning-library format,
                       no header, so ``all.experiments.plot_returns_100`` reads it as is)
@@ -30,6 +32,7 @@ import sys
 from .._safe_text import printable
 from ..core._paths import runs_dir
 from ..errors import UsageError
+from ._kept_code import keep as keep_code
 from ._record_check import MalformedRecord, warn_skipped
 
 RUN_FILE = "run.json"
@@ -107,7 +110,9 @@ class RunRecord:
             with open(os.path.join(folder, "agent.ini"), "wb") as f:
                 f.write(ini_bytes)
             components = component_names(context)
-            _atomic_json(os.path.join(folder, LOCK_FILE), make_lock(context, components))
+            lock = make_lock(context, components)
+            lock.update(keep_code(folder, context.config))  # the agent's own code, for agentos reproduce
+            _atomic_json(os.path.join(folder, LOCK_FILE), lock)
             meta = {
                 "id": run_id,
                 "mode": mode,

@@ -1,11 +1,13 @@
 """A run's packages, exactly: from its lock to checked files of the index to a fresh venv.
 
 The lock (``lock.json`` of a run folder) is someone else's data. Each component it names must be a
-released package (``install = wheel``) with a valid name and version; agentos-core's version comes
-from its package list. Each file is taken from the configured index (its sha256 checked against the
-index by :meth:`IndexClient.fetch_file`), and when the lock records ``files_sha256`` (the hash of
-the released files, :func:`agentos.learning._records.files_hash`) the wheel's own RECORD must give
-the same hash. Any difference is a :class:`LockMismatch` before anything is installed. pip then
+released package (``install = wheel``) with a valid name and version, or the agent's own code that
+the run kept (``install = local``, its file's hash checked: :mod:`agentos.learning._kept_code`);
+agentos-core's version comes from its package list. Each file is taken from the configured index (its
+sha256 checked against the index by :meth:`IndexClient.fetch_file`), and when the lock records
+``files_sha256`` (the hash of the released files, :func:`agentos.learning._records.files_hash`)
+the wheel's own RECORD must give the same hash. Any difference is a :class:`LockMismatch`
+before anything is installed. pip then
 installs those files by their hashes, and the lock's other packages only as constraints (versions
 of what the components pull in, from pip's configured index).
 """
@@ -23,6 +25,9 @@ from ..errors import AgentOSError, UsageError
 _NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$")
 MAX_RECORD_BYTES = 16 * 1024 * 1024  #: the most of a wheel's RECORD that is read
 CORE = "agentos-core"
+#: The recording venv's own tools (what ``python -m venv`` put there), not the run's: never constrained
+#: (an old venv's setuptools would forbid a torch that needs a newer one).
+VENV_TOOLS = ("pip", "setuptools", "wheel")
 
 
 class LockMismatch(AgentOSError):
@@ -40,14 +45,32 @@ def _version(value, what: str) -> str:
         raise LockMismatch(f"the lock gives {what} the version {str(value)[:40]!r}, which is no version") from None
 
 
-def pins_from_lock(lock: dict) -> tuple[list[dict], dict[str, str]]:
+def _local_component(entry: dict, label: str, code: dict[str, bytes]) -> bool:
+    """Whether ``entry`` is the agent's own code (``source = file.py:Name``) that the run kept, with the
+    lock's hash; LockMismatch when it names a kept file with another hash."""
+    from ..learning._kept_code import code_hash, kept_path
+
+    source = entry.get("source")
+    rel = kept_path(source) if isinstance(source, str) else ""
+    if entry.get("install") != "local" or rel not in code:
+        return False
+    if entry.get("sha256") != code_hash(code, rel):
+        raise LockMismatch(f"{label}: the lock's sha256 of {rel} is not that of the kept file: "
+                           "the run folder was altered")
+    return True
+
+
+def pins_from_lock(lock: dict, code: dict[str, bytes] | None = None) -> tuple[list[dict], dict[str, str]]:
     """``[{project, version, files_sha256}]`` to install by hash (components and agentos-core), and
-    ``{project: version}`` of the lock's other packages (constraints)."""
+    ``{project: version}`` of the lock's other packages (constraints). ``code`` is the run's kept
+    agent code (:func:`agentos.learning._kept_code.checked_code`): a local component must be one of it."""
     pins, named = [], set()
     for entry in lock.get("components", []):
         if not isinstance(entry, dict):
             raise LockMismatch(f"malformed lock entry {str(entry)[:60]!r}")
         label = f"{entry.get('kind')} {entry.get('name')}"
+        if _local_component(entry, label, code or {}):
+            continue
         install, package = entry.get("install"), entry.get("package")
         if install == "editable":
             raise LockMismatch(f"{label} was an editable install (a working copy): no released file to reproduce from")
@@ -70,7 +93,7 @@ def pins_from_lock(lock: dict) -> tuple[list[dict], dict[str, str]]:
     pins.append({"project": CORE, "version": _version(core, CORE), "files_sha256": None})
     constraints = {}
     for name, version in others.items():
-        if name.lower() in named or name.lower() == CORE:
+        if name.lower() in named or name.lower() in (CORE, *VENV_TOOLS):
             continue
         try:
             constraints[name] = _version(version, name)

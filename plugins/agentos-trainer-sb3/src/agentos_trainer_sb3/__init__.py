@@ -70,6 +70,7 @@ class SB3Trainer(Trainer):
         self._check_hyperparameters()
         self.model = None
         self._model_net = None
+        self.steps_taken = 0
 
     def _check_hyperparameters(self) -> None:
         import stable_baselines3
@@ -104,7 +105,12 @@ class SB3Trainer(Trainer):
         return DummyVecEnv([(lambda e=e: Monitor(e)) for e in self._copies(environment)])
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
-        """Train for ``steps`` steps, or until ``episodes`` episodes have ended; returns the model."""
+        """Train for ``steps`` steps, or until ``episodes`` episodes have ended; returns the model.
+
+        ``steps`` is exact: SB3 is stopped at the first environment step at which ``steps`` steps have been
+        taken (all environments together: rounded up to a multiple of ``n_envs``), in the middle of a
+        rollout if need be (PPO and A2C learn from whole rollouts only, so the steps of an unfinished
+        last rollout are taken but not learned from). ``steps_taken`` says how many were taken."""
         import stable_baselines3
         from stable_baselines3.common.callbacks import BaseCallback
 
@@ -136,10 +142,17 @@ class SB3Trainer(Trainer):
         policy.net = self._model_net = self.model.policy
         limit = episodes if episodes is not None else float("inf")
 
+        budget = steps
+        trainer = self
+
         class Episodes(BaseCallback):
             count = 0
 
+            def _on_training_start(self) -> None:
+                self.start = self.num_timesteps
+
             def _on_step(self) -> bool:
+                trainer.steps_taken = self.num_timesteps - self.start
                 for info in self.locals["infos"]:
                     episode = info.get("episode")
                     if episode is not None:
@@ -148,9 +161,11 @@ class SB3Trainer(Trainer):
                             return False
                         if self.count >= limit:
                             return False
-                return True
+                # exactly the budget (rounded up to a multiple of n_envs), not whole rollouts
+                return not (budget is not None and trainer.steps_taken >= budget)
 
         total = steps if steps is not None else 10**12
+        self.steps_taken = 0
         try:
             self.model.learn(total_timesteps=total, callback=Episodes(), reset_num_timesteps=reset)
         finally:
