@@ -20,6 +20,11 @@ Multi-agent environments (PettingZoo AEC)
     :class:`AECEpisode` (per-agent returns, length); :func:`is_multiagent_env` recognises such an
     environment without importing pettingzoo.
 
+CPU threads
+    :func:`use_torch_threads` gives torch one CPU thread per process unless ``threads`` (a setting),
+    ``$OMP_NUM_THREADS`` or ``torch.set_num_threads`` says otherwise; call it before a torch
+    component builds its network (it never imports torch). :func:`check_threads` validates a
+    ``threads`` setting.
 Replays
     :func:`record_episodes` plays a policy on an environment made with ``render_mode="rgb_array"``
     and writes the episodes as an animated GIF (or MP4 with imageio-ffmpeg), bounded in frames and
@@ -47,11 +52,14 @@ _LAZY = {
     "is_multiagent_env": ".core._multiagent",
     "play_aec_episode": ".core._multiagent",
     "record_episodes": ".learning._replay",
+    "check_threads": ".devices",
+    "use_torch_threads": ".devices",
 }
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-linter contracts
     from .core._multiagent import AECEpisode, is_multiagent_env, play_aec_episode
     from .core._paths import AGENT_INI_ENV, agent_ini_path, find_agent_ini
+    from .devices import check_threads, use_torch_threads
     from .learning._commands import DEFAULT_MAX_EPISODE_STEPS, episode_step_limit
     from .learning._records import RunRecord, find_record, list_records
     from .learning._replay import record_episodes
@@ -62,6 +70,7 @@ __all__ = [
     "DEFAULT_MAX_EPISODE_STEPS",
     "RunRecord",
     "agent_ini_path",
+    "check_threads",
     "episode_step_limit",
     "find_agent_ini",
     "find_record",
@@ -69,5 +78,6 @@ __all__ = [
     "list_records",
     "play_aec_episode",
     "record_episodes",
+    "use_torch_threads",
 ]
 __getattr__ = lazy_attributes(__name__, __package__, _LAZY)

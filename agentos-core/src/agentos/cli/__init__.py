@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .._version import __version__
+from ._output import add_threads_option
 from ._suggest import SuggestingParser
 
 KIND_CHOICES = ["environment", "policy", "trainer", "agent", "preset", "env"]
@@ -50,6 +51,7 @@ def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--record", metavar="FILE", help="write the episodes as an animated GIF (FILE.gif) or video (FILE.mp4)"
     )
+    add_threads_option(p)
     p.set_defaults(handler=_run)
 
     p = sub.add_parser("list", help="installed components: kind, name, version, package, status")
@@ -145,6 +147,7 @@ def _run(args) -> int:
         n_envs=args.n_envs,
         vector_mode="async" if args.async_envs else "sync",
         max_episode_steps=args.max_episode_steps,
+        threads=args.threads,
         **({"record": args.record} if args.record else {}),
     )
     print(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from ._output import add_threads_option
+
 
 def add_commands(sub) -> None:
     p = sub.add_parser("train", help="train the agent's policy with its trainer; records the run")
@@ -23,6 +25,7 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--checkpoint", metavar="FILE", help="start from the policy in this checkpoint file")
     p.add_argument("--force", action="store_true", help="with --from-run: go on even if installed components differ")
+    add_threads_option(p)
     p.set_defaults(handler=_train)
 
     p = sub.add_parser("runs", help="past runs of the agent (runs/ of its folder); 'runs show RUN' prints one")
@@ -156,7 +159,7 @@ def _train(args) -> int:
     try:
         summary = train(
             agent_ini, seed=args.seed, on_episode=on_episode, on_interrupt=on_interrupt,
-            from_run=args.from_run, checkpoint=args.checkpoint, force=args.force, **kwargs,
+            from_run=args.from_run, checkpoint=args.checkpoint, force=args.force, threads=args.threads, **kwargs,
         )
     finally:
         reporter.close(state.get("run"))

@@ -73,3 +73,9 @@ def agents_line(agents) -> str:
         parts.append(f"{str(agent)[:64]} {count(tally[0])} wins, {count(tally[1])} draws, "
                      f"{count(tally[2])} losses (mean return {mean})")
     return printable("; ".join(parts))
+
+
+def add_threads_option(parser) -> None:
+    """``--threads N``: torch's CPU threads for train, run and evaluate."""
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="torch's CPU threads (default: [agentos] threads, else $OMP_NUM_THREADS, else 1)")

@@ -40,6 +40,8 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--agent", metavar="PATH", help="the agent folder or agent.ini (default: ./agent.ini)")
     p.add_argument("--index-url", metavar="URL", help=_INDEX_URL_HELP)
+    p.add_argument("--any-torch", action="store_true",
+                   help="let pip choose torch when the environment has none (on Linux: the CUDA build, GBs)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=_install)
 
@@ -188,6 +190,7 @@ def _install(args) -> int:
         index_url=args.index_url,
         ask=_ask_default if _interactive() else None,
         echo=_echo,
+        any_torch=args.any_torch,
     )
     if args.json:
         from ._output import dump_json

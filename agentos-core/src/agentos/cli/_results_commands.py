@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._output import add_threads_option
+
 
 def add_commands(sub) -> None:
     p = sub.add_parser("evaluate", help="play test episodes on stated seeds, training off: a results record")
@@ -26,6 +28,7 @@ def add_commands(sub) -> None:
     p.add_argument("--isolated", action="store_true", help="always evaluate in a fresh venv from the index")
     p.add_argument("--in-place", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--max-episode-steps", type=int, default=None, metavar="N", help="cut an episode after N steps")
+    add_threads_option(p)
     p.set_defaults(handler=_evaluate)
 
 
@@ -52,6 +55,7 @@ def _evaluate(args) -> int:
         args.policy, environment=args.environment, episodes=args.episodes, seed=args.seed, run=args.run,
         agent_ini=args.agent, out=args.out, scheduler=args.scheduler, index_url=args.index_url,
         isolated=args.isolated, max_episode_steps=args.max_episode_steps, task=args.task, echo=_note,
+        threads=args.threads,
     )
     if args.json:
         dump_json(record)
@@ -70,7 +74,8 @@ def _evaluate_many(args) -> int:
     if args.run or args.out or args.isolated:
         raise UsageError("several policies are evaluated here, installed, without --run, --out or --isolated")
     records = evaluate_many(args.policy, environment=args.environment, episodes=args.episodes, seed=args.seed,
-                            scheduler=args.scheduler, max_episode_steps=args.max_episode_steps, task=args.task)
+                            scheduler=args.scheduler, max_episode_steps=args.max_episode_steps, task=args.task,
+                            threads=args.threads)
     if args.json:
         dump_json(records)
         return 0

@@ -30,7 +30,7 @@ from ._values import format_value, parse_value
 META_SECTION = "agentos"
 #: ``[tracker.<name>]``: the settings of a tracker plugin (e.g. ``[tracker.mlflow] tracking_uri = ...``).
 TRACKER_SECTION = "tracker"
-META_KEYS = {"name", "requirements", "venv", "index-url", "runs", "seed"}
+META_KEYS = {"name", "requirements", "venv", "index-url", "runs", "seed", "threads"}
 KIND_KEYS = {"default"}
 RESERVED_KEYS = {"package", "version", "source"}
 SEATS_SECTION = "seats"

@@ -10,18 +10,10 @@ import os
 import tempfile
 import time
 
+from ..devices import use_torch_threads
+
 #: Files larger than this are not sent back (a checkpoint of a very large network).
 MAX_FILE_BYTES = 256 * 1024 * 1024
-
-
-def limit_threads() -> None:
-    """One math thread per worker (set before torch/numpy are imported by a trial)."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-    import sys
-
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
 
 
 def init_worker(progress_queue=None, client_pid: int | None = None) -> None:
@@ -34,7 +26,7 @@ def init_worker(progress_queue=None, client_pid: int | None = None) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_client(client_pid)
-    limit_threads()
+    use_torch_threads()  # one math thread per worker, unless $OMP_NUM_THREADS says otherwise
     set_pool_queue(progress_queue)
 
 
@@ -65,7 +57,7 @@ def run_trial(trial: dict, channel=None) -> dict:
     from ..plugins import get_plugin_manager
     from ._progress import Reporter
 
-    limit_threads()
+    use_torch_threads()  # one math thread per worker, unless $OMP_NUM_THREADS says otherwise
     reporter = Reporter(channel, trial["id"])
     reporter.started(os.getpid())
     os.environ["AGENTOS_RUN_PLOT"] = "0"  # one plot per experiment, not one PNG per run

@@ -114,6 +114,7 @@ def train(
     from_run: str | None = None,
     checkpoint: str | None = None,
     force: bool = False,
+    threads: int | None = None,
 ) -> dict:
     """Train the agent of ``agent_ini`` for ``episodes`` episodes or ``steps`` steps.
 
@@ -124,6 +125,9 @@ def train(
     ``from_run`` continues a recorded run: its agent.ini, its policy's checkpoint and its trainer's
     state (when the trainer saves one), with the same trust rules as ``run(from_run=...)``; the new
     record names it as ``parent``. ``checkpoint`` starts from a checkpoint file instead.
+
+    ``threads``: torch's CPU threads (else agent.ini's ``[agentos] threads``, else ``$OMP_NUM_THREADS``,
+    else one; see :func:`agentos.devices.use_torch_threads`). ``run`` takes it too.
     """
     from ..core._context import use
     from ..core._runner import EpisodeResult, Run
@@ -147,6 +151,7 @@ def train(
     if checkpoint is not None and not os.path.isfile(checkpoint):
         raise UsageError(f"no such checkpoint: {checkpoint}")
     seed = _default_seed(seed, context)
+    use_threads(threads, context)
     try:
         agent = context.build_agent()
         if getattr(agent, "trainer", None) is None:
@@ -278,6 +283,7 @@ def run(
     n_envs: int = 1,
     vector_mode: str = "sync",
     max_episode_steps: int | None = None,
+    threads: int | None = None,
 ) -> dict:
     """Run the agent for ``episodes`` episodes; returns a summary (with ``run``, the record's id).
 
@@ -327,6 +333,7 @@ def run(
         trained_by = latest_training(context)
         checkpoint = trained_by.checkpoint_path() if trained_by else None
     seed = _default_seed(seed, context)
+    use_threads(threads, context)
     if checkpoint is not None and not os.path.isfile(checkpoint):
         raise UsageError(f"no such checkpoint: {checkpoint}")
     try:
@@ -467,3 +474,18 @@ def _default_seed(seed, context) -> int:
 
         value = secrets.randbelow(2**31)
     return value
+
+
+def use_threads(threads, context=None) -> int | None:
+    """torch's CPU threads for this process, before any component is built: ``threads``, else the
+    agent's ``[agentos] threads``, else ``$OMP_NUM_THREADS``, else one."""
+    from ..devices import check_threads, use_torch_threads
+
+    where = "--threads"
+    if threads is None and context is not None and context.config is not None:
+        threads = context.config.meta_value("threads")
+        where = f"{getattr(context.config, 'meta_path', context.config.path)}: [agentos] threads"
+    try:
+        return use_torch_threads(check_threads(threads))
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None

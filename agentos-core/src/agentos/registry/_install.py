@@ -111,18 +111,26 @@ def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[s
 
 
 def _plan(
-    art, requirement: str, client: IndexClient, hosted: set[str], echo, also: list[str] = ()
+    art, requirement: str, client: IndexClient, hosted: set[str], echo, also: list[str] = (), any_torch=False
 ) -> tuple[dict[str, str], list[str]]:
     """(normalized name -> version to install, requirements for ``pip install --no-deps``); ``also``:
-    the requirements that the asked extras add."""
+    the requirements that the asked extras add. The installed torch is kept (see ``_torch``)."""
     from packaging.utils import canonicalize_name
+
+    from . import _torch
 
     if not _pip.unmet([*art.requires, *also]):
         return {art.project: art.version}, [requirement]
     echo(f"resolving the requirements of {art.name} {art.version} (pip dry run)...")
+    kept = _torch.installed_torch_pins()
     requirements = [requirement]
     for _ in range(3):
-        items = _pip.dry_run(requirements, extra_index=client.simple_url)
+        try:
+            items = _pip.dry_run([*requirements, *kept], extra_index=client.simple_url)
+        except _pip.PipError as exc:
+            if not kept:
+                raise
+            raise AgentOSError(_torch.kept_torch_error(kept, exc.line)) from None
         pins = _pin_registry_projects(items, client, hosted, art.project)
         if not pins:
             break
@@ -130,6 +138,7 @@ def _plan(
     else:
         raise AgentOSError("could not pin the registry's own projects to the registry; nothing was changed")
     plan = {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in items}
+    _torch.check_plan(plan, f"{art.name} {art.version}", any_torch=any_torch)
     exact = [requirement] + [
         _pip.item_requirement(i) for i in items if canonicalize_name(i["metadata"]["name"]) != art.project
     ]
@@ -146,8 +155,12 @@ def install(
     index_url: str | None = None,
     ask=None,
     echo=None,
+    any_torch: bool = False,
 ) -> dict:
     """Install the component ``kind name`` from the registry into the agent's environment.
+
+    The torch the environment has is never replaced; when it has none and the component needs it,
+    the install stops with a line on choosing the CPU or CUDA build, unless ``any_torch``.
 
     ``default``: True/False make it (not) the default of its kind; None makes it the default when
     it is the first of its kind, else asks with ``ask(kind, name, current)`` when given, else keeps
@@ -178,7 +191,7 @@ def install(
         same = True
     plan, exact = {art.project: art.version}, [requirement]
     if not same:
-        plan, exact = _plan(art, requirement, client, hosted, echo, also)
+        plan, exact = _plan(art, requirement, client, hosted, echo, also, any_torch)
         clashes = _pip.conflicts(plan, _labels())
         if clashes:
             raise AgentOSError(

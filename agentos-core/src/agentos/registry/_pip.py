@@ -18,7 +18,11 @@ from ..errors import AgentOSError
 
 
 class PipError(AgentOSError):
-    """pip failed; the message is pip's own error line."""
+    """pip failed; the message is pip's own error line (``line``: that line alone)."""
+
+    def __init__(self, message: str, line: str | None = None):
+        super().__init__(message)
+        self.line = line or message
 
 
 class Interrupted(AgentOSError):
@@ -159,7 +163,8 @@ def dry_run(requirements: list[str], *, extra_index: str | None = None) -> list[
         args += ["--extra-index-url", extra_index]
     proc = run_pip(*args, *requirements)
     if proc.returncode != 0:
-        raise PipError(f"pip cannot install this: {error_line(proc)}; nothing was changed")
+        line = error_line(proc)
+        raise PipError(f"pip cannot install this: {line}; nothing was changed", line)
     try:
         start = proc.stdout.index("{")
         return json.loads(proc.stdout[start:]).get("install", [])

@@ -144,4 +144,6 @@ def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = No
             env=env,
         )
         installed.append(f"{kind} {name}")
+    echo(f"before torch components, choose torch's build: {python} -m pip install torch --index-url "
+         "https://download.pytorch.org/whl/cpu (CPU), or torch (CUDA)")
     return {"venv": venv_dir, "python": python, "index_url": url, "installed": installed}

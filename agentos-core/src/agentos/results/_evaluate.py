@@ -150,13 +150,15 @@ def _play_spread(targets: list[Target], seeds: list[int], scheduler: str) -> lis
 
 def evaluate_many(policies: list[str], *, environment: str, episodes: int = 100, seed: int = 0,
                   scheduler: str | None = None, max_episode_steps: int | None = None,
-                  task: str | None = None) -> list[dict]:
+                  task: str | None = None, threads: int | None = None) -> list[dict]:
     """Records of several installed policies on the same environment and seeds; with ``scheduler`` every
     policy's blocks of seeds run on the Dask cluster at once."""
     from ..host import ComponentHost, is_valid_name
+    from ..learning._commands import use_threads
     from ._record import make_record
 
     seeds = check_request(episodes, seed)
+    use_threads(threads)
     if not policies or not environment:
         raise UsageError("name the policies and --environment")
     host = ComponentHost()
@@ -221,6 +223,7 @@ def evaluate(
     max_episode_steps: int | None = None,
     task: str | None = None,
     echo=None,
+    threads: int | None = None,
 ) -> dict:
     """Play ``episodes`` test episodes (episode ``i`` seeded ``seed + i``) and return the results record.
 
@@ -229,11 +232,14 @@ def evaluate(
     agent at ``agent_ini``). ``out`` writes the record there (atomically). ``scheduler`` (a Dask
     address or ``local``) spreads blocks of seeds over a cluster. A trained policy plays the environment
     and task it was trained on unless ``environment`` / ``task`` (e.g. ``CartPole-v1``) say otherwise.
+    ``threads``: torch's CPU threads (else ``$OMP_NUM_THREADS``, else one; a fresh venv inherits the choice).
     """
     from ..host import ComponentHost, is_valid_name
+    from ..learning._commands import use_threads
     from ._record import make_record, write_record
 
     seeds = check_request(episodes, seed)
+    use_threads(threads)
     if max_episode_steps is not None and max_episode_steps < 1:
         raise UsageError("--max-episode-steps must be at least 1")
     if (policy is None) == (run is None):

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from agentos import Policy
 from agentos.devices import check_device, resolve_device
+from agentos.plugin_api import use_torch_threads
 from torch import nn
 
 __all__ = ["BoardQNetwork", "DQNPolicy", "MlpQNetwork", "make_network"]
@@ -129,6 +130,7 @@ class DQNPolicy(Policy):
         self.n_actions, self.action_start = int(action_space.n), int(action_space.start)
         self.epsilon, self.avoid_repeats = float(epsilon), bool(avoid_repeats)
         self.device = resolve_device(check_device(device))
+        use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or $OMP_NUM_THREADS say otherwise
         self.rng = random.Random(seed)
         if seed is not None:
             torch.manual_seed(seed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agentos import Policy
 from agentos.devices import check_device
+from agentos.plugin_api import use_torch_threads
 
 __all__ = ["ALGORITHMS", "SB3Policy"]
 
@@ -62,6 +63,7 @@ class SB3Policy(Policy):
         self.activation = activation
         self.deterministic = bool(deterministic)
         self.device_setting = check_device(device)
+        use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or $OMP_NUM_THREADS say otherwise
         self.net = None  # an SB3 BasePolicy, built on first use, by the trainer or by load()
         self._discrete = type(action_space).__name__ == "Discrete"
         self._seed = seed

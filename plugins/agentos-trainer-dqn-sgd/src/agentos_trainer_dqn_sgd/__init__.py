@@ -9,7 +9,9 @@ Epsilon falls linearly from ``epsilon_start`` to ``epsilon_end`` over ``epsilon_
 Rewards are multiplied by ``reward_scale`` (then ``log1p``'d, sign kept, with
 ``reward_transform = log1p``) before learning; episode returns reported are the raw ones.
 Only termination cuts the bootstrap; truncation does not. ``threads`` > 0 sets torch's number of
-CPU threads (1 is fastest for these small networks on a busy machine; 0 leaves torch's default).
+CPU threads; 0 (the default) keeps the process's count (``agentos.plugin_api.use_torch_threads``: one,
+unless ``[agentos] threads``, ``--threads`` or ``$OMP_NUM_THREADS`` say otherwise; one is fastest for
+these small networks).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 import numpy as np
 import torch
 from agentos import Trainer
+from agentos.plugin_api import use_torch_threads
 
 __all__ = ["DQNTrainer", "ReplayBuffer"]
 
@@ -152,8 +155,7 @@ class DQNTrainer(Trainer):
         if episodes is None and steps is None:
             raise ValueError("give episodes or steps")
         seed = self.seed if seed is None else seed
-        if self.threads > 0:
-            torch.set_num_threads(self.threads)
+        use_torch_threads(self.threads or None)
         if seed is not None:
             torch.manual_seed(seed)
             policy.seed(seed)

@@ -13,6 +13,7 @@ from typing import Any
 import gymnasium as gym
 import torch
 from agentos import Policy, Trainer
+from agentos.plugin_api import use_torch_threads
 from gymnasium import spaces
 from stable_baselines3 import A2C, DQN, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -69,6 +70,7 @@ class SB3Policy(Policy):
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         self.algorithm = algorithm.upper()
         self.deterministic = deterministic
+        use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or OMP_NUM_THREADS
         self.model = ALGORITHMS[self.algorithm](
             network,
             _SpacesOnly(observation_space, action_space),

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 from agentos import Policy, Trainer
+from agentos.plugin_api import use_torch_threads
 from gymnasium import spaces
 from torch import nn
 
@@ -47,6 +48,7 @@ class MLPPolicy(Policy):
             raise ValueError(f"MLPPolicy needs a Discrete action space, got {action_space}")
         self.greedy = greedy
         self.device = resolve_device(device)
+        use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or OMP_NUM_THREADS
         self._first_action = int(action_space.start)
         with torch.random.fork_rng(devices=[]):
             if seed is not None:

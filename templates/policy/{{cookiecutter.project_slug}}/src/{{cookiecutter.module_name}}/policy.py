@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 from agentos import Policy
+from agentos.plugin_api import use_torch_threads
 from gymnasium import spaces
 from torch import nn
 
@@ -44,6 +45,7 @@ class {{ cookiecutter.class_name }}(Policy):
             )
         self.greedy = greedy
         self.device = resolve_device(device)
+        use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or OMP_NUM_THREADS
         self._first_action = int(action_space.start)
         inputs = spaces.flatdim(observation_space)
         with torch.random.fork_rng(devices=[]):
