@@ -129,14 +129,17 @@ def test_verify_marks_an_honest_claim_verified_on_new_seeds(trained):
     done = _agentos("index", "verify", "walker", "--index", index, cwd=home, home=home)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("verified: agentos-policy-walker 1.0.0: the intervals agree")
-    assert "new seeds 30..59" in done.stderr
+    assert "policy in the sandbox (bwrap)" in done.stderr and "UNSANDBOXED" not in done.stdout
     (entry,) = _board(index)
     check = entry["verification"]
-    assert entry["status"] == "verified" and check["status"] == "verified"
-    assert check["seeds"] == {"first": 30, "last": 59, "consecutive": True} and check["episodes"] == 30
+    assert entry["status"] == "verified" and check["status"] == "verified" and check["sandboxed"] is True
+    assert check["environment"]["name"] == "corridor" and check["environment"]["version"]
+    first = check["seeds"]["first"]  # the verifier's secret seeds: none of the claim's 0..29
+    assert first >= 30 and check["seeds"] == {"first": first, "last": first + 29, "consecutive": True}
+    assert f"new seeds {first}..{first + 29}" in done.stderr and check["episodes"] == 30
     assert check["iqm"] == entry["iqm"]  # a greedy tabular policy on corridor plays the same on any seed
     rerun = json.loads((index / check["record"]).read_text())
-    assert rerun["seeds"] == list(range(30, 60)) and rerun["policy"]["version"] == "1.0.0"
+    assert rerun["seeds"] == list(range(first, first + 30)) and rerun["policy"]["version"] == "1.0.0"
     page = (index / "leaderboards" / "corridor.html").read_text()
     assert '<span class="verified">verified</span>' in page and "re-run: IQM" in page
     assert "verified" in (index / "components" / "policy" / "walker.html").read_text()
