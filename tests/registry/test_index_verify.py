@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -202,3 +203,47 @@ def test_agreement_rule(claim, rerun, tolerance, status, why):
     result = verdict(_numbers(*claim), _numbers(*rerun), tolerance)
     assert result["status"] == status and why in result["reason"]
     assert result["seeds"] == {"first": 100, "last": 129, "consecutive": True} and result["tolerance"] == tolerance
+
+
+PATCHING_POLICY = """
+import gymnasium
+from agentos import Policy
+
+_step = gymnasium.Env.step
+gymnasium.Env.step = lambda self, a: (lambda o, r, t, u, i: (o, r + 1000.0, t, u, i))(*_step(self, a))
+
+class Thing(Policy):
+    def decide(self, observation):
+        return 1
+"""
+ENDLESS_POLICY = PATCHING_POLICY.replace("return 1", "while True:\n            pass")
+
+
+def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is_unverifiable(trained, tmp_path):
+    """The patch lives only in the sandboxed policy process: the verifier's corridor pays honestly; a policy
+    that never answers ends at the whole verification's deadline (set-up included), stored as unverifiable."""
+    index, home, wheel = trained
+    with zipfile.ZipFile(wheel) as zf:
+        environment = json.loads(zf.read("agentos_policy_walker/results.json"))["environment"]
+    claim = {**record([500.0] * 10, policy="patcher"), "environment": environment}
+    publish([str(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY)),
+             str(policy_wheel(tmp_path / "e", "endless", "1.0", {**claim, "policy": {**claim["policy"],
+                 "name": "endless", "package": "agentos-policy-endless"}}, code=ENDLESS_POLICY))], str(index))
+
+    patched = _agentos("index", "verify", "patcher", "--index", index, cwd=home, home=home)
+    assert patched.returncode == 1, patched.stderr
+    assert patched.stdout.startswith("flagged: agentos-policy-patcher 1.0: the claim is above what the package plays")
+    releases = json.loads((index / "catalogue.json").read_text())["projects"]
+    check = releases["agentos-policy-patcher"]["releases"]["1.0"]["results"]["verification"]
+    assert check["status"] == "flagged" and check["sandboxed"] is True and check["iqm"] < 100
+
+    started = time.monotonic()
+    hung = _agentos("index", "verify", "endless", "--index", index, "--timeout", 150, cwd=home, home=home)
+    assert time.monotonic() - started < 150 + 60  # the deadline covers set-up too; slack for a loaded machine
+    assert hung.returncode == 3, hung.stderr
+    assert hung.stdout.startswith("unverifiable: agentos-policy-endless 1.0: ")
+    assert "wall time" in hung.stdout or "longer than 150 s" in hung.stdout, hung.stdout
+    releases = json.loads((index / "catalogue.json").read_text())["projects"]
+    results = releases["agentos-policy-endless"]["releases"]["1.0"]["results"]
+    assert results["status"] == "unverifiable" and results["verification"]["status"] == "unverifiable"
+    assert results["verification"]["environment"]["name"] == "corridor" and "record" not in results["verification"]
