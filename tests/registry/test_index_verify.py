@@ -247,3 +247,16 @@ def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is
     results = releases["agentos-policy-endless"]["releases"]["1.0"]["results"]
     assert results["status"] == "unverifiable" and results["verification"]["status"] == "unverifiable"
     assert results["verification"]["environment"]["name"] == "corridor" and "record" not in results["verification"]
+
+
+def test_evaluate_isolated_plays_the_policy_in_the_sandbox(trained):
+    index, home, _ = trained
+    out = home / "isolated.json"
+    done = _agentos("evaluate", "walker", "--environment", "corridor", "--isolated", "--index-url", index.as_uri(),
+                    "--episodes", 6, "--seed", 7, "--out", out, cwd=home, home=home)
+    assert done.returncode == 0, done.stderr
+    assert "policy in the sandbox (bwrap)" in done.stderr
+    made = json.loads(out.read_text())
+    assert made["seeds"] == list(range(7, 13)) and made["policy"] == {
+        "name": "walker", "package": "agentos-policy-walker", "version": "1.0.0"}
+    assert made["environment"]["name"] == "corridor" and made["iqm"] == -9.0  # what the walker plays on any seed

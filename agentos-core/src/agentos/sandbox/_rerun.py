@@ -68,6 +68,14 @@ def _env_side(python: str, job: dict, env: dict, cwd: str, timeout: float) -> di
     return answer
 
 
+def evaluate_isolated(policy: str, environment: str, episodes: int, seed: int, *, index_url: str,
+                      max_episode_steps: int | None = None, timeout: float = 3600.0, echo=None) -> dict:
+    """``agentos evaluate --isolated``: the results record of the published ``policy`` on ``environment``,
+    played like a verification (the newest releases the index serves; the policy sandboxed)."""
+    return _play(environment, policy, None, None, list(range(seed, seed + episodes)), index_url, timeout=timeout,
+                 unsandboxed=False, echo=echo, max_episode_steps=max_episode_steps)["record"]
+
+
 def rerun(target: dict, index_root: str, *, timeout: float, unsandboxed: bool = False, echo=None,
           concurrency: int | None = None) -> dict:
     """The record of ``target`` (a :func:`agentos.registry._verify.plan`) played with the policy sandboxed.
@@ -75,6 +83,23 @@ def rerun(target: dict, index_root: str, *, timeout: float, unsandboxed: bool = 
     Raises :class:`RerunFailed` (with the reason) when it cannot be re-run; :class:`~._bwrap.SandboxUnavailable`
     when no sandbox can run here and ``unsandboxed`` is false.
     """
+
+    env = target["environment"]
+    seeds = list(range(target["seed"], target["seed"] + target["episodes"]))
+    return _play(env["name"], target["policy"]["name"], env, target, seeds, Path(index_root).as_uri(),
+                 timeout=timeout, unsandboxed=unsandboxed, echo=echo, concurrency=concurrency)
+
+
+def _installed(agent_ini: str, kind: str, name: str) -> dict:
+    """``{"name", "package", "version"}`` of what ``agentos install`` recorded in a venv's agent.ini."""
+    from ..config import AgentConfig
+
+    comp = AgentConfig.load(agent_ini).component(kind, name)
+    return {"name": comp.name, "package": comp.package, "version": comp.version}
+
+
+def _play(env_name: str, policy_name: str, env: dict | None, target: dict | None, seeds: list[int], url: str, *,
+          timeout: float, unsandboxed: bool, echo=None, concurrency=None, max_episode_steps=None) -> dict:
     from ..results._isolated import prepare_venv
     from ._bwrap import SandboxUnavailable, problem
 
@@ -83,27 +108,31 @@ def rerun(target: dict, index_root: str, *, timeout: float, unsandboxed: bool = 
         raise SandboxUnavailable(why)
     sandboxed = why is None
     deadline = time.monotonic() + timeout
-    env, policy = target["environment"], target["policy"]
-    url = Path(index_root).as_uri()
+    env_spec = f"{env_name}=={env['version']}" if env else env_name
+    policy_spec = f"{policy_name}=={target['version']}" if target else policy_name
     with tempfile.TemporaryDirectory(prefix="agentos-verify-") as folder:
         try:
             for side in ("env", "policy"):
                 os.mkdir(os.path.join(folder, side))
-            env_venv = prepare_venv(os.path.join(folder, "env"), f"{env['name']}=={env['version']}", None,
+            env_venv = prepare_venv(os.path.join(folder, "env"), env_spec, None,
                                     index_url=url, echo=echo, deadline=deadline)
-            policy_venv = prepare_venv(os.path.join(folder, "policy"), f"{env['name']}=={env['version']}",
-                                       f"{policy['name']}=={target['version']}", index_url=url, echo=echo,
-                                       binary_only=True, deadline=deadline)
+            policy_venv = prepare_venv(os.path.join(folder, "policy"), env_spec, policy_spec, index_url=url,
+                                       echo=echo, binary_only=True, deadline=deadline)
+            if target:
+                identity = {"name": policy_name, "package": target["project"], "version": target["version"]}
+            else:
+                identity = _installed(policy_venv["agent_ini"], "policy", policy_name)
         except subprocess.TimeoutExpired:
             why = f"setting up the re-run took longer than {timeout:.0f} s (--timeout)"
             raise RerunFailed(why, sandboxed) from None
         except AgentOSError as exc:
             raise RerunFailed(str(exc), sandboxed) from None
         job = {
-            "environment": env["name"],
-            "settings": {"id": env["task"]} if env.get("task") else {},
-            "policy": {"name": policy["name"], "package": target["project"], "version": target["version"]},
-            "seeds": list(range(target["seed"], target["seed"] + target["episodes"])),
+            "environment": env_name,
+            "settings": {"id": env["task"]} if env and env.get("task") else {},
+            "policy": identity,
+            "seeds": seeds,
+            "max_episode_steps": max_episode_steps,
             "policy_python": policy_venv["python"],
             "policy_venv": policy_venv["venv"],
             "sandboxed": sandboxed,
@@ -112,7 +141,7 @@ def rerun(target: dict, index_root: str, *, timeout: float, unsandboxed: bool = 
         if concurrency:
             job["concurrency"] = concurrency
         if echo:
-            echo(f"playing {target['episodes']} episodes: environment here, policy "
+            echo(f"playing {len(seeds)} episodes: environment here, policy "
                  + ("in the sandbox (bwrap)" if sandboxed else "UNSANDBOXED (--unsandboxed)"))
         try:
             answer = _env_side(env_venv["python"], job, env_venv["env"], os.path.join(folder, "env"),
