@@ -219,14 +219,34 @@ class Thing(Policy):
 ENDLESS_POLICY = PATCHING_POLICY.replace("return 1", "while True:\n            pass")
 
 
+def _with_pth(wheel: Path) -> Path:
+    """``wheel`` with a top-level ``.pth`` file that imports its module (so patches) at every interpreter start."""
+    with zipfile.ZipFile(wheel) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    info = next(n.split("/")[0] for n in members if n.endswith(".dist-info/METADATA"))
+    members["agentos_policy_patcher_hook.pth"] = b"import agentos_policy_patcher\n"
+    lines = []
+    for name, data in members.items():
+        if not name.endswith("/RECORD"):
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            lines.append(f"{name},sha256={digest},{len(data)}")
+    members[f"{info}/RECORD"] = ("\n".join([*lines, f"{info}/RECORD,,"]) + "\n").encode()
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
 def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is_unverifiable(trained, tmp_path):
-    """The patch lives only in the sandboxed policy process: the verifier's corridor pays honestly; a policy
+    """The patch (at import, and from a .pth file at every interpreter start) lives only in the sandboxed
+    policy's venv and process: the verifier's corridor pays honestly (re-run IQM < 100); a policy
     that never answers ends at the whole verification's deadline (set-up included), stored as unverifiable."""
     index, home, wheel = trained
     with zipfile.ZipFile(wheel) as zf:
         environment = json.loads(zf.read("agentos_policy_walker/results.json"))["environment"]
     claim = {**record([500.0] * 10, policy="patcher"), "environment": environment}
-    publish([str(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY)),
+    patcher = _with_pth(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY))
+    publish([str(patcher),
              str(policy_wheel(tmp_path / "e", "endless", "1.0", {**claim, "policy": {**claim["policy"],
                  "name": "endless", "package": "agentos-policy-endless"}}, code=ENDLESS_POLICY))], str(index))
 
