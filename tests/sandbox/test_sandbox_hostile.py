@@ -76,7 +76,8 @@ def _dev_paths() -> list[str]:
     return [p for p in map(os.path.realpath, filter(os.path.isdir, sys.path)) if not p.startswith(mine)]
 
 
-def _play(tmp_path, name: str, code: str, *, wall: float = 60.0, episodes: int = 12, concurrency: int = 4) -> dict:
+def _play(tmp_path, name: str, code: str, *, wall: float = 60.0, episodes: int = 12, concurrency: int = 4,
+          sandboxed: bool = True) -> dict:
     wheel = policy_wheel(tmp_path / "wheels", name, "1.0", None, code=code)
     target = tmp_path / f"site-{name}"
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check"]
@@ -90,6 +91,7 @@ def _play(tmp_path, name: str, code: str, *, wall: float = 60.0, episodes: int =
         "pythonpath": [str(target), *_dev_paths()],
         "concurrency": concurrency,
         "limits": {"wall": wall, "cpu": 60},
+        "sandboxed": sandboxed,
     }
     return play_job(job)
 
@@ -161,3 +163,9 @@ def test_a_policy_that_never_answers_is_stopped_at_the_wall_deadline(tmp_path):
 def test_an_action_outside_the_space_is_refused(tmp_path):
     with pytest.raises(PolicyFailed, match="outside Discrete"):
         _play(tmp_path, "liar", LIAR)
+
+
+def test_unsandboxed_the_policy_still_only_chooses_actions_from_its_own_process(tmp_path):
+    """--unsandboxed (no bwrap): no confinement, but the patches stay in the policy's process all the same."""
+    patched = _play(tmp_path, "patcher", PATCHER, sandboxed=False)
+    assert patched["returns"] == _play(tmp_path, "honest", HONEST)["returns"]

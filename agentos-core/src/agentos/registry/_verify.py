@@ -1,17 +1,20 @@
 """``agentos index verify``: the maintainers re-run a published claim and store the verdict.
 
 A claim is a trained-policy release's results record. Verifying it means playing the same package
-version on the same environment version, in a fresh venv, on **new** seeds (none of the claim's),
-and comparing. The playing is given as a function (:func:`verify`'s ``play``), so that this module
-holds only what the index decides and stores; the CLI passes one that evaluates in a fresh venv.
+version on the same environment version (and task), on **new** seeds the verifier draws with
+``secrets`` (none of the claim's), and comparing. The playing is given as a function
+(:func:`verify`'s ``play``), so that this module holds only what the index decides and stores; the
+CLI passes one that plays the policy in a sandbox (:mod:`agentos.sandbox`).
 
 Agreement rule: the claim's 95% interval of the IQM and the re-run's overlap once both are widened
 by ``tolerance`` times the larger |IQM| (a claim without an interval counts as its IQM alone). Two
 honest 95% intervals of the same quantity overlap almost always (a point-in-interval rule would
 flag about one honest claim in six at equal sample sizes), while a claim whose whole interval lies
 above everything the package plays is flagged. The verdict (``verified`` or ``flagged``, with both
-numbers) goes into the catalogue under the index lock, the re-run's record is served beside the
-claim's (``verification.json``), and the leaderboards and the project's pages are rewritten.
+numbers, or ``unverifiable`` with the reason when ``play`` raises :class:`Unverifiable`; each with
+``sandboxed`` and the ``environment`` release) goes into the catalogue under the index lock, the
+re-run's record is served beside the claim's (``verification.json``), and the leaderboards and the
+project's pages are rewritten.
 """
 
 from __future__ import annotations
