@@ -10,6 +10,7 @@ must be identical.
 
     python bench/bench_sandbox.py                      # full size, writes bench/sandbox_overhead.json
     python bench/bench_sandbox.py --smoke --out X.json # a few games (the tests run this)
+    python bench/bench_sandbox.py --case cartpole_ppo  # one case
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ def _dev_paths() -> list[str]:
     return [p for p in map(os.path.realpath, filter(os.path.isdir, sys.path)) if not p.startswith(mine)]
 
 
-def child(smoke: bool) -> list[dict]:
+def child(smoke: bool, only: str | None = None) -> list[dict]:
     from agentos.results import evaluate
     from agentos.sandbox import play_job
 
     rows = []
     for env, policy, full, small in CASES:
+        if only and policy != only:
+            continue
         n = small if smoke else full
         started = time.perf_counter()
         here = evaluate(policy, environment=env, episodes=n, seed=1000)
@@ -63,17 +66,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "bench" / "sandbox_overhead.json"))
+    parser.add_argument("--case", choices=[c[1] for c in CASES], help="only this policy's case")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print("ROWS " + json.dumps(child(args.smoke)))
+        print("ROWS " + json.dumps(child(args.smoke, args.case)))
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as folder:
         wheels = [str(ROOT / "index" / "files" / w) for w in WHEELS]
         pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check"]
         subprocess.run([*pip, "--target", folder, *wheels], check=True)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))}
-        cmd = [sys.executable, __file__, "--child", *(["--smoke"] if args.smoke else [])]
+        cmd = [sys.executable, __file__, "--child", *(["--smoke"] if args.smoke else []),
+               *(["--case", args.case] if args.case else [])]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=folder)
         if done.returncode != 0:
             print(done.stderr[-3000:], file=sys.stderr)
