@@ -37,7 +37,7 @@ def _dev_paths() -> list[str]:
     return [p for p in map(os.path.realpath, filter(os.path.isdir, sys.path)) if not p.startswith(mine)]
 
 
-def child(smoke: bool, only: str | None = None) -> list[dict]:
+def child(smoke: bool, only: str | None = None, episodes: int | None = None) -> list[dict]:
     from agentos.results import evaluate
     from agentos.sandbox import play_job
 
@@ -45,7 +45,7 @@ def child(smoke: bool, only: str | None = None) -> list[dict]:
     for env, policy, full, small in CASES:
         if only and policy != only:
             continue
-        n = small if smoke else full
+        n = episodes or (small if smoke else full)
         started = time.perf_counter()
         here = evaluate(policy, environment=env, episodes=n, seed=1000)
         in_process = time.perf_counter() - started
@@ -67,10 +67,11 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "bench" / "sandbox_overhead.json"))
     parser.add_argument("--case", choices=[c[1] for c in CASES], help="only this policy's case")
+    parser.add_argument("--episodes", type=int, help="episodes of each case (default: the full size)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print("ROWS " + json.dumps(child(args.smoke, args.case)))
+        print("ROWS " + json.dumps(child(args.smoke, args.case, args.episodes)))
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as folder:
         wheels = [str(ROOT / "index" / "files" / w) for w in WHEELS]
@@ -78,7 +79,8 @@ def main() -> int:
         subprocess.run([*pip, "--target", folder, *wheels], check=True)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))}
         cmd = [sys.executable, __file__, "--child", *(["--smoke"] if args.smoke else []),
-               *(["--case", args.case] if args.case else [])]
+               *(["--case", args.case] if args.case else []),
+               *(["--episodes", str(args.episodes)] if args.episodes else [])]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=folder)
         if done.returncode != 0:
             print(done.stderr[-3000:], file=sys.stderr)

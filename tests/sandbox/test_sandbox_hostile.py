@@ -169,3 +169,9 @@ def test_unsandboxed_the_policy_still_only_chooses_actions_from_its_own_process(
     """--unsandboxed (no bwrap): no confinement, but the patches stay in the policy's process all the same."""
     patched = _play(tmp_path, "patcher", PATCHER, sandboxed=False)
     assert patched["returns"] == _play(tmp_path, "honest", HONEST)["returns"]
+
+
+def test_a_policy_whose_weights_do_not_load_fails_with_its_own_last_line(tmp_path):
+    broken = 'raise RuntimeError("weights.safetensors: header is corrupt")\n' + HONEST
+    with pytest.raises(PolicyFailed, match="the policy's process failed: .*header is corrupt"):
+        _play(tmp_path, "broken", broken)

@@ -72,7 +72,11 @@ class RemotePolicy:
         self._timer.daemon = True
         self._timer.start()
         self.started = time.monotonic()
-        self.batched = bool(self._call(lambda: send_json(self.proc.stdin, hello), "ready").get("batched"))
+        try:
+            self.batched = bool(self._call(lambda: send_json(self.proc.stdin, hello), "ready").get("batched"))
+        except PolicyFailed:
+            self.close()
+            raise
 
     # -- the process -------------------------------------------------------------------------------
     def _drain(self) -> None:
