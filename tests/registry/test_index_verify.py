@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -129,14 +130,17 @@ def test_verify_marks_an_honest_claim_verified_on_new_seeds(trained):
     done = _agentos("index", "verify", "walker", "--index", index, cwd=home, home=home)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("verified: agentos-policy-walker 1.0.0: the intervals agree")
-    assert "new seeds 30..59" in done.stderr
+    assert "policy in the sandbox (bwrap)" in done.stderr and "UNSANDBOXED" not in done.stdout
     (entry,) = _board(index)
     check = entry["verification"]
-    assert entry["status"] == "verified" and check["status"] == "verified"
-    assert check["seeds"] == {"first": 30, "last": 59, "consecutive": True} and check["episodes"] == 30
+    assert entry["status"] == "verified" and check["status"] == "verified" and check["sandboxed"] is True
+    assert check["environment"]["name"] == "corridor" and check["environment"]["version"]
+    first = check["seeds"]["first"]  # the verifier's secret seeds: none of the claim's 0..29
+    assert first >= 30 and check["seeds"] == {"first": first, "last": first + 29, "consecutive": True}
+    assert f"new seeds {first}..{first + 29}" in done.stderr and check["episodes"] == 30
     assert check["iqm"] == entry["iqm"]  # a greedy tabular policy on corridor plays the same on any seed
     rerun = json.loads((index / check["record"]).read_text())
-    assert rerun["seeds"] == list(range(30, 60)) and rerun["policy"]["version"] == "1.0.0"
+    assert rerun["seeds"] == list(range(first, first + 30)) and rerun["policy"]["version"] == "1.0.0"
     page = (index / "leaderboards" / "corridor.html").read_text()
     assert '<span class="verified">verified</span>' in page and "re-run: IQM" in page
     assert "verified" in (index / "components" / "policy" / "walker.html").read_text()
@@ -199,3 +203,80 @@ def test_agreement_rule(claim, rerun, tolerance, status, why):
     result = verdict(_numbers(*claim), _numbers(*rerun), tolerance)
     assert result["status"] == status and why in result["reason"]
     assert result["seeds"] == {"first": 100, "last": 129, "consecutive": True} and result["tolerance"] == tolerance
+
+
+PATCHING_POLICY = """
+import gymnasium
+from agentos import Policy
+
+_step = gymnasium.Env.step
+gymnasium.Env.step = lambda self, a: (lambda o, r, t, u, i: (o, r + 1000.0, t, u, i))(*_step(self, a))
+
+class Thing(Policy):
+    def decide(self, observation):
+        return 1
+"""
+ENDLESS_POLICY = PATCHING_POLICY.replace("return 1", "while True:\n            pass")
+
+
+def _with_pth(wheel: Path) -> Path:
+    """``wheel`` with a top-level ``.pth`` file that imports its module (so patches) at every interpreter start."""
+    with zipfile.ZipFile(wheel) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    info = next(n.split("/")[0] for n in members if n.endswith(".dist-info/METADATA"))
+    members["agentos_policy_patcher_hook.pth"] = b"import agentos_policy_patcher\n"
+    lines = []
+    for name, data in members.items():
+        if not name.endswith("/RECORD"):
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            lines.append(f"{name},sha256={digest},{len(data)}")
+    members[f"{info}/RECORD"] = ("\n".join([*lines, f"{info}/RECORD,,"]) + "\n").encode()
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
+def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is_unverifiable(trained, tmp_path):
+    """The patch (at import, and from a .pth file at every interpreter start) lives only in the sandboxed
+    policy's venv and process: the verifier's corridor pays honestly (re-run IQM < 100); a policy
+    that never answers ends at the whole verification's deadline (set-up included), stored as unverifiable."""
+    index, home, wheel = trained
+    with zipfile.ZipFile(wheel) as zf:
+        environment = json.loads(zf.read("agentos_policy_walker/results.json"))["environment"]
+    claim = {**record([500.0] * 10, policy="patcher"), "environment": environment}
+    patcher = _with_pth(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY))
+    publish([str(patcher),
+             str(policy_wheel(tmp_path / "e", "endless", "1.0", {**claim, "policy": {**claim["policy"],
+                 "name": "endless", "package": "agentos-policy-endless"}}, code=ENDLESS_POLICY))], str(index))
+
+    patched = _agentos("index", "verify", "patcher", "--index", index, cwd=home, home=home)
+    assert patched.returncode == 1, patched.stderr
+    assert patched.stdout.startswith("flagged: agentos-policy-patcher 1.0: the claim is above what the package plays")
+    releases = json.loads((index / "catalogue.json").read_text())["projects"]
+    check = releases["agentos-policy-patcher"]["releases"]["1.0"]["results"]["verification"]
+    assert check["status"] == "flagged" and check["sandboxed"] is True and check["iqm"] < 100
+
+    started = time.monotonic()
+    hung = _agentos("index", "verify", "endless", "--index", index, "--timeout", 150, cwd=home, home=home)
+    assert time.monotonic() - started < 150 + 60  # the deadline covers set-up too; slack for a loaded machine
+    assert hung.returncode == 3, hung.stderr
+    assert hung.stdout.startswith("unverifiable: agentos-policy-endless 1.0: ")
+    assert "wall time" in hung.stdout or "longer than 150 s" in hung.stdout, hung.stdout
+    releases = json.loads((index / "catalogue.json").read_text())["projects"]
+    results = releases["agentos-policy-endless"]["releases"]["1.0"]["results"]
+    assert results["status"] == "unverifiable" and results["verification"]["status"] == "unverifiable"
+    assert results["verification"]["environment"]["name"] == "corridor" and "record" not in results["verification"]
+
+
+def test_evaluate_isolated_plays_the_policy_in_the_sandbox(trained):
+    index, home, _ = trained
+    out = home / "isolated.json"
+    done = _agentos("evaluate", "walker", "--environment", "corridor", "--isolated", "--index-url", index.as_uri(),
+                    "--episodes", 6, "--seed", 7, "--out", out, cwd=home, home=home)
+    assert done.returncode == 0, done.stderr
+    assert "policy in the sandbox (bwrap)" in done.stderr
+    made = json.loads(out.read_text())
+    assert made["seeds"] == list(range(7, 13)) and made["policy"] == {
+        "name": "walker", "package": "agentos-policy-walker", "version": "1.0.0"}
+    assert made["environment"]["name"] == "corridor" and made["iqm"] == -9.0  # what the walker plays on any seed

@@ -39,7 +39,6 @@ def _note(message: str) -> None:
 def _evaluate(args) -> int:
     from ..api import evaluate
     from ..errors import UsageError
-    from ._output import dump_json
 
     if args.in_place and args.isolated:
         raise UsageError("give --in-place or --isolated, not both")
@@ -51,12 +50,49 @@ def _evaluate(args) -> int:
 
         if args.policy and ComponentHost().find("policy", args.policy) is None:
             raise UsageError(f"no policy named {args.policy!r} is installed here")
+    if args.isolated and args.policy and args.environment and not args.scheduler:
+        record = _evaluate_sandboxed(args)
+        if record is not None:
+            return _show(args, record)
     record = evaluate(
         args.policy, environment=args.environment, episodes=args.episodes, seed=args.seed, run=args.run,
         agent_ini=args.agent, out=args.out, scheduler=args.scheduler, index_url=args.index_url,
         isolated=args.isolated, max_episode_steps=args.max_episode_steps, task=args.task, echo=_note,
         threads=args.threads,
     )
+    return _show(args, record)
+
+
+def _evaluate_sandboxed(args):
+    """``--isolated``: the policy in the sandbox, the environment and recorder in a venv without it
+    (:mod:`agentos.sandbox`); None where no sandbox can run (then the fresh-venv path, said in one line)."""
+    from ..registry._client import resolve_index_url
+    from ..results._evaluate import check_request
+    from ..results._record import write_record
+    from ..sandbox import sandbox_problem
+    from ..sandbox._rerun import RerunFailed, evaluate_isolated
+
+    check_request(args.episodes, args.seed)
+    why = sandbox_problem()
+    if why:
+        _note(f"note: no sandbox here ({why}): the policy runs unsandboxed in its fresh venv")
+        return None
+    try:
+        record = evaluate_isolated(args.policy, args.environment, args.episodes, args.seed,
+                                   index_url=resolve_index_url(args.index_url, None),
+                                   max_episode_steps=args.max_episode_steps, echo=_note)
+    except RerunFailed as exc:
+        from ..errors import AgentOSError
+
+        raise AgentOSError(f"evaluating {args.policy} in the sandbox failed: {exc}") from None
+    if args.out:
+        write_record(record, args.out)
+    return record
+
+
+def _show(args, record) -> int:
+    from ._output import dump_json
+
     if args.json:
         dump_json(record)
         return 0

@@ -1,16 +1,17 @@
-"""``agentos index verify PROJECT[==VERSION]``: re-run a published claim in a fresh venv, store the verdict.
+"""``agentos index verify PROJECT[==VERSION]``: re-run a published claim, the policy sandboxed; store the verdict.
 
-The re-run is ``agentos evaluate``'s fresh-venv path (:mod:`agentos.results._isolated`): a venv made
-from the index with agentos-core, then the claim's environment and policy installed at exactly the
-versions the claim names, then ``agentos evaluate`` run inside it. Its record comes back as data
-(bounded, validated); the verdict is decided and stored by :mod:`agentos.registry._verify`.
+The re-run (:mod:`agentos.sandbox._rerun`) plays the environment, the verifier's secret seeds and
+the recorder in a venv without the policy package, and the policy in a bubblewrap sandbox that only
+chooses actions. The verdict is decided and stored by :mod:`agentos.registry._verify`; the exit code
+says which: 0 verified, 1 flagged, 3 unverifiable (stored with its reason), 2 a usage error.
 """
 
 from __future__ import annotations
 
 import sys
 
-DEFAULT_TIMEOUT = 3600.0  # seconds of one re-run (the package's own code, in its fresh venv)
+DEFAULT_TIMEOUT = 3600.0  # seconds of one whole verification, venv set-up included
+EXIT_CODES = {"verified": 0, "flagged": 1, "unverifiable": 3}  # 2: a usage error, nothing stored
 
 
 def add_verify_arguments(p) -> None:
@@ -40,7 +41,13 @@ def add_verify_arguments(p) -> None:
         type=float,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"verify: stop the re-run after SECONDS, storing no verdict (default {DEFAULT_TIMEOUT:.0f})",
+        help=f"verify: give up after SECONDS (venv set-up included), storing 'unverifiable' "
+        f"(default {DEFAULT_TIMEOUT:.0f})",
+    )
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="verify: where no sandbox (bwrap) can run, re-run without one; the verdict says sandboxed: false",
     )
 
 
@@ -48,59 +55,20 @@ def _echo(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def play_in_fresh_venv(target: dict, index_root: str, timeout: float = DEFAULT_TIMEOUT, echo=_echo) -> bytes:
-    """The results record (its bytes) of the claim's package version, played in a fresh venv."""
-    import os
-    import subprocess
-    import tempfile
-    from pathlib import Path
+def play_sandboxed(target: dict, index_root: str, timeout: float = DEFAULT_TIMEOUT, *, unsandboxed: bool = False,
+                   echo=_echo):
+    """``(record, {"sandboxed": bool})`` of the claim's package played with the policy sandboxed, or
+    :class:`agentos.registry._verify.Unverifiable` with the reason (see :mod:`agentos.sandbox._rerun`)."""
+    from ..registry._verify import Unverifiable
+    from ..sandbox._rerun import RerunFailed, rerun
 
-    from .._safe_text import printable
-    from ..errors import AgentOSError
-    from ..registry._results import MAX_RECORD
-    from ..results._isolated import last_line, prepare_venv, run_bounded
-
-    env, policy = target["environment"], target["policy"]
-    with tempfile.TemporaryDirectory(prefix="agentos-verify-") as folder:
-        made = prepare_venv(
-            folder,
-            f"{env['name']}=={env['version']}",
-            f"{policy['name']}=={target['version']}",
-            index_url=Path(index_root).as_uri(),
-            echo=echo,
-        )
-        out = os.path.join(folder, "results.json")
-        args = [
-            "evaluate",
-            policy["name"],
-            "--environment",
-            env["name"],
-            "--episodes",
-            str(target["episodes"]),
-            "--seed",
-            str(target["seed"]),
-            "--out",
-            out,
-            "--in-place",
-        ]
-        try:  # the package's output is read through a pipe, its last 64 KiB kept: never to memory or disk
-            code, tail = run_bounded(
-                [made["python"], "-m", "agentos", *args], env=made["env"], cwd=folder, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            raise AgentOSError(
-                f"evaluating {policy['name']} took longer than {timeout:.0f} s; no verdict stored (--timeout)"
-            ) from None
-        if code != 0:
-            raise AgentOSError(
-                f"evaluating {policy['name']} failed in the fresh venv: {printable(last_line(tail)) or f'exit {code}'}"
-            )
-        try:
-            with open(out, "rb") as f:
-                data = f.read(MAX_RECORD + 1)
-        except OSError:
-            raise AgentOSError(f"evaluating {policy['name']} in the fresh venv wrote no results record") from None
-    return data
+    try:
+        played = rerun(target, index_root, timeout=timeout, unsandboxed=unsandboxed, echo=echo)
+    except RerunFailed as exc:
+        failed = Unverifiable(str(exc))
+        failed.sandboxed = exc.sandboxed
+        raise failed from None
+    return played["record"], {"sandboxed": played["sandboxed"]}
 
 
 def verify_command(args, index_root: str) -> int:
@@ -112,14 +80,20 @@ def verify_command(args, index_root: str) -> int:
     tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
     if not 0 < args.timeout < float("inf"):  # before the fresh venv is made (NaN fails too)
         raise UsageError("--timeout must be a positive number of seconds")
+    from ..sandbox import sandbox_problem
+
+    why = sandbox_problem()
+    if why and not args.unsandboxed:  # the maintainer's machine, not the package: nothing stored
+        raise UsageError(f"no sandbox can run here ({why}); nothing verified (--unsandboxed re-runs without one)")
     result = verify(
         args.rest[0],
-        lambda target: play_in_fresh_venv(target, index_root, args.timeout),
+        lambda target: play_sandboxed(target, index_root, args.timeout, unsandboxed=args.unsandboxed),
         index=index_root,
         episodes=args.episodes,
         seed=args.seed,
         tolerance=tolerance,
         echo=_echo,
     )
-    print(f"{result['status']}: {result['project']} {result['version']}: {result['reason']}")
-    return 0 if result["status"] == "verified" else 1
+    note = "" if result["sandboxed"] else " (UNSANDBOXED re-run)"
+    print(f"{result['status']}: {result['project']} {result['version']}: {result['reason']}{note}")
+    return EXIT_CODES[result["status"]]

@@ -82,17 +82,18 @@ def reexec_in_agent_venv(args, argv: list[str]) -> None:
     os.execve(python, [python, "-m", "agentos", *argv], env)
 
 
-def _run(cmd: list[str], what: str, env=None) -> None:
+def _run(cmd: list[str], what: str, env=None, timeout: float | None = None) -> None:
     import subprocess
 
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     if proc.returncode != 0:
         from ._pip import error_line
 
         raise AgentOSError(f"{what} failed: {error_line(proc)}")
 
 
-def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = None, echo=None) -> dict:
+def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = None, echo=None,
+              timeout: float | None = None) -> dict:
     """Give the agent in ``directory`` its own venv: agentos-core and the starter components are
     installed there from the registry (their exact files, hashes checked), and agent.ini records
     ``venv`` and ``index-url``."""
@@ -113,13 +114,14 @@ def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = No
     path = client.fetch_file(entry)
     venv_dir = os.path.abspath(config.resolve_path(venv))
     echo(f"creating the virtual environment {venv_dir}")
-    _run([sys.executable, "-m", "venv", venv_dir], "creating the virtual environment")
+    _run([sys.executable, "-m", "venv", venv_dir], "creating the virtual environment", timeout=timeout)
     python = venv_python(venv_dir)
     import pathlib
 
     core = f"agentos-core @ {pathlib.Path(path).as_uri()}#sha256={entry['hashes']['sha256']}"
     echo("installing agentos-core and its requirements into it")
-    _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", core], "installing agentos-core")
+    _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", core], "installing agentos-core",
+         timeout=timeout)
     config.document.set("agentos", "venv", venv)
     config.document.set("agentos", "index-url", url)
     req_path = _requirements.requirements_path(config)

@@ -1,17 +1,20 @@
 """``agentos index verify``: the maintainers re-run a published claim and store the verdict.
 
 A claim is a trained-policy release's results record. Verifying it means playing the same package
-version on the same environment version, in a fresh venv, on **new** seeds (none of the claim's),
-and comparing. The playing is given as a function (:func:`verify`'s ``play``), so that this module
-holds only what the index decides and stores; the CLI passes one that evaluates in a fresh venv.
+version on the same environment version (and task), on **new** seeds the verifier draws with
+``secrets`` (none of the claim's), and comparing. The playing is given as a function
+(:func:`verify`'s ``play``), so that this module holds only what the index decides and stores; the
+CLI passes one that plays the policy in a sandbox (:mod:`agentos.sandbox`).
 
 Agreement rule: the claim's 95% interval of the IQM and the re-run's overlap once both are widened
 by ``tolerance`` times the larger |IQM| (a claim without an interval counts as its IQM alone). Two
 honest 95% intervals of the same quantity overlap almost always (a point-in-interval rule would
 flag about one honest claim in six at equal sample sizes), while a claim whose whole interval lies
 above everything the package plays is flagged. The verdict (``verified`` or ``flagged``, with both
-numbers) goes into the catalogue under the index lock, the re-run's record is served beside the
-claim's (``verification.json``), and the leaderboards and the project's pages are rewritten.
+numbers, or ``unverifiable`` with the reason when ``play`` raises :class:`Unverifiable`; each with
+``sandboxed`` and the ``environment`` release) goes into the catalogue under the index lock, the
+re-run's record is served beside the claim's (``verification.json``), and the leaderboards and the
+project's pages are rewritten.
 """
 
 from __future__ import annotations
@@ -19,15 +22,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import time
 
-from ..errors import UsageError
+from ..errors import AgentOSError, UsageError
 from ._package_results import CONFIDENCE, index_interval
 from ._results import MAX_EPISODES, MAX_RECORD, parse_results_record
 
 DEFAULT_TOLERANCE = 0.05
 EVALUATE_SEED_LIMIT = 2**32 - MAX_EPISODES  # agentos evaluate: --seed S plays S..S+N-1, S below this
 MIN_EPISODES = 5  # agentos.stats.MIN_FOR_INTERVAL: fewer episodes give no interval to compare
+STATUSES = ("verified", "flagged", "unverifiable")
+
+
+class Unverifiable(AgentOSError):
+    """The claim could not be re-run (the weights did not load, the re-run crashed or timed out, or the
+    sandbox caught the package doing something forbidden); the message says why and is stored."""
 
 
 def _target(index, spec: str) -> tuple[str, str, dict]:
@@ -88,7 +98,7 @@ def plan(index, spec: str, *, episodes: int | None = None, seed: int | None = No
     if episodes > MAX_EPISODES:
         raise UsageError(f"--episodes must be at most {MAX_EPISODES:,} (what agentos evaluate plays)")
     used = set(claim["seeds"])
-    start = max(used) + 1 if seed is None else seed
+    start = _secret_start(used, episodes) if seed is None else seed
     if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < EVALUATE_SEED_LIMIT:
         # said before any venv is made: a claim whose seeds end near the top would otherwise fail in the venv
         raise UsageError(
@@ -110,6 +120,20 @@ def plan(index, spec: str, *, episodes: int | None = None, seed: int | None = No
         "episodes": episodes,
         "seed": start,
     }
+
+
+def _secret_start(used: set, episodes: int) -> int:
+    """A first seed the package cannot predict (``secrets``), its ``episodes`` seeds none of the claim's."""
+    while True:
+        start = secrets.randbelow(EVALUATE_SEED_LIMIT)
+        if not any(start <= s < start + episodes for s in used):
+            return start
+
+
+def _released_on(target: dict) -> dict:
+    """The environment release the re-run played: name, version and, when the claim names one, task."""
+    env = target["environment"]
+    return {key: env[key] for key in ("name", "version", "task") if key in env}
 
 
 def _fmt(value: float) -> str:
@@ -138,6 +162,7 @@ def verdict(claim: dict, rerun: dict, tolerance: float = DEFAULT_TOLERANCE) -> d
     return {
         "status": status,
         "reason": reason,
+        "sandboxed": bool(rerun.get("sandboxed", False)),
         "episodes": rerun["episodes"],
         "seeds": {
             "first": min(seeds),
@@ -182,7 +207,25 @@ def _check_rerun(target: dict, rerun: dict) -> tuple[dict, dict]:
     return rerun, {**rerun, "interval": ours, "confidence": CONFIDENCE}
 
 
-def store(index, target: dict, rerun: dict, result: dict) -> None:
+def unverifiable(target: dict, reason: str, *, sandboxed: bool, tolerance: float) -> dict:
+    """The verdict of a claim that could not be re-run: why, and what was asked (no numbers)."""
+    from .._version import __version__
+
+    first = target["seed"]
+    return {
+        "status": "unverifiable",
+        "reason": reason,
+        "sandboxed": bool(sandboxed),
+        "environment": _released_on(target),
+        "episodes": target["episodes"],
+        "seeds": {"first": first, "last": first + target["episodes"] - 1, "consecutive": True},
+        "tolerance": tolerance,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "agentos": __version__,
+    }
+
+
+def store(index, target: dict, rerun: dict | None, result: dict) -> None:
     """Record the verdict under the index lock; the claim must be the one that was re-run."""
     from . import _site
     from ._files import write_atomic
@@ -193,18 +236,26 @@ def store(index, target: dict, rerun: dict, result: dict) -> None:
         results = (release or {}).get("results")
         if not results or results.get("sha256") != target["sha256"]:
             raise UsageError(f"{target['project']} {target['version']} changed while it was verified; run it again")
-        record = results["record"].rsplit("/", 1)[0] + "/verification.json"
-        write_atomic(os.path.join(index.root, *record.split("/")), json.dumps(rerun, separators=(",", ":")) + "\n")
         results["status"] = result["status"]
-        results["verification"] = {**result, "record": record}
+        if rerun is None:  # unverifiable: nothing was played to serve
+            results["verification"] = dict(result)
+        else:
+            record = results["record"].rsplit("/", 1)[0] + "/verification.json"
+            path = os.path.join(index.root, *record.split("/"))
+            write_atomic(path, json.dumps(rerun, separators=(",", ":")) + "\n")
+            results["verification"] = {**result, "record": record}
         index._write_catalogue(catalogue, {target["project"]})  # leaderboards, root page, catalogue.json last
         _site.write_project_pages(index.root, catalogue, [target["project"]])
 
 
 def verify(spec: str, play, *, index=None, episodes=None, seed=None, tolerance=DEFAULT_TOLERANCE, echo=None) -> dict:
-    """Re-run the claim of ``spec`` (``PROJECT[==VERSION]``) with ``play(target) -> record`` and store the verdict.
+    """Re-run the claim of ``spec`` (``PROJECT[==VERSION]``) with ``play(target)`` and store the verdict.
 
-    Returns the verdict (``status``, ``reason``, the re-run's numbers) plus ``project`` and ``version``.
+    ``play`` returns the re-run's record (bytes or dict; counted as not sandboxed) or ``(record,
+    {"sandboxed": bool})``, or raises :class:`Unverifiable` (stored as an ``unverifiable`` verdict with
+    its reason). ``target["environment"]`` may carry ``task`` (the Gymnasium id the claim played).
+    Returns the verdict (``status``, ``reason``, ``sandboxed``, ``environment``, the re-run's numbers)
+    plus ``project`` and ``version``.
     """
     from ._index import LocalIndex
     from ._publish import index_dir
@@ -219,7 +270,16 @@ def verify(spec: str, play, *, index=None, episodes=None, seed=None, tolerance=D
             f"re-running {target['project']} {target['version']} on {target['environment']['name']} "
             f"{target['environment']['version']}: {target['episodes']} episodes, new seeds {seeds}"
         )
-    record, judged = _check_rerun(target, play(target))
-    result = verdict(target["claim"], judged, float(tolerance))
+    try:
+        played = play(target)
+    except Unverifiable as exc:
+        sandboxed = bool(getattr(exc, "sandboxed", False))
+        result = unverifiable(target, str(exc), sandboxed=sandboxed, tolerance=float(tolerance))
+        store(target_index, target, None, result)
+        return {**result, "project": target["project"], "version": target["version"]}
+    record, meta = played if isinstance(played, tuple) else (played, {})
+    record, judged = _check_rerun(target, record)
+    judged["sandboxed"] = bool(meta.get("sandboxed", False))
+    result = {**verdict(target["claim"], judged, float(tolerance)), "environment": _released_on(target)}
     store(target_index, target, record, result)
     return {**result, "project": target["project"], "version": target["version"]}

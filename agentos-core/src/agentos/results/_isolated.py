@@ -30,7 +30,8 @@ def run_bounded(command: list[str], *, env: dict, cwd: str, timeout: float | Non
     seconds (the process killed)."""
     import threading
 
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                            start_new_session=True)
     tail = bytearray()
 
     def drain():
@@ -43,8 +44,7 @@ def run_bounded(command: list[str], *, env: dict, cwd: str, timeout: float | Non
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        kill_group(proc)
         raise
     finally:
         reader.join(5)
@@ -52,29 +52,55 @@ def run_bounded(command: list[str], *, env: dict, cwd: str, timeout: float | Non
     return proc.returncode, bytes(tail).decode("utf-8", "replace")
 
 
+def kill_group(proc) -> None:
+    """Kill ``proc`` and every process of its session's group (a child it left behind too), then reap it."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.wait()
+
+
 def last_line(text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return lines[-1][:300] if lines else ""
 
 
-def _agentos(python: str, args: list[str], env: dict, cwd: str, what: str) -> None:
+def _agentos(python: str, args: list[str], env: dict, cwd: str, what: str, timeout: float | None = None) -> None:
     from .._safe_text import printable
 
-    code, tail = run_bounded([python, "-m", "agentos", *args], env=env, cwd=cwd)
+    code, tail = run_bounded([python, "-m", "agentos", *args], env=env, cwd=cwd, timeout=timeout)
     if code != 0:
         raise AgentOSError(f"{what} failed in the fresh venv: {printable(last_line(tail)) or f'exit {code}'}")
 
 
-def prepare_venv(folder: str, environment: str, policy: str, *, index_url: str | None = None, echo=None) -> dict:
-    """A fresh venv in ``folder`` with agentos-core, ``environment`` and ``policy`` from the index."""
+def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url: str | None = None, echo=None,
+                 binary_only: bool = False, deadline: float | None = None) -> dict:
+    """A fresh venv in ``folder`` with agentos-core, ``environment`` and ``policy`` (if any) from the index.
+
+    ``binary_only``: pip installs wheels only (no package's setup.py runs while installing).
+    ``deadline`` (a ``time.monotonic()`` value): every step is stopped when it passes."""
     from ..config import atomic_write
     from ..registry._venv import _REEXEC_ENV, init_venv
 
+    def left() -> float | None:
+        if deadline is None:
+            return None
+        if deadline - time.monotonic() <= 0:
+            raise subprocess.TimeoutExpired("prepare_venv", 0)
+        return deadline - time.monotonic()
+
     ini = os.path.join(folder, "agent.ini")
     atomic_write(ini, "[agentos]\n")
-    made = init_venv(folder, ".venv", index_url=index_url, echo=echo)
+    made = init_venv(folder, ".venv", index_url=index_url, echo=echo, timeout=left())
     env = {**os.environ, _REEXEC_ENV: made["venv"], "AGENTOS_INDEX_URL": made["index_url"], "AGENTOS_AGENT_INI": ini}
+    if binary_only:
+        env["PIP_ONLY_BINARY"] = ":all:"
     for kind, name in (("environment", environment), ("policy", policy)):
+        if name is None:
+            continue
         if echo:
             echo(f"installing {kind} {name} into the fresh venv")
         _agentos(
@@ -83,6 +109,7 @@ def prepare_venv(folder: str, environment: str, policy: str, *, index_url: str |
             env,
             folder,
             f"installing {kind} {name}",
+            timeout=left(),
         )
     return {**made, "env": env, "agent_ini": ini}
 
@@ -140,4 +167,4 @@ def evaluate_in_venv(
     return validate(record)
 
 
-__all__ = ["LAST_TIMES", "evaluate_in_venv", "prepare_venv"]
+__all__ = ["LAST_TIMES", "evaluate_in_venv", "kill_group", "prepare_venv"]
