@@ -1,9 +1,10 @@
 """The system programs the tests start themselves, installed with Debian's apt-get when missing.
 
 ``nox -s tests`` calls :func:`main` before pytest, so the README's test command works on a machine
-that has never seen this project: redis-server (the Academy exchange tests) and Chromium (the
-registry server's browser tests) are installed when absent (``apt-get update`` once, then
-``apt-get install``). As root that happens unasked; otherwise one line says what to install.
+that has never seen this project: redis-server (the Academy exchange tests), Chromium (the
+registry server's browser tests) and Slurm with munge (the batch-cluster experiment tests) are
+installed when absent (``apt-get update`` once, then ``apt-get install``). As root that happens
+unasked; otherwise one line says what to install.
 Run it alone: ``python3 tests/system_packages.py`` (stdlib only).
 """
 
@@ -15,7 +16,10 @@ import subprocess
 import sys
 
 # the path the tests start -> the Debian package that provides it
-NEEDED = {"/usr/bin/redis-server": "redis-server", "/usr/bin/chromium": "chromium"}
+NEEDED = {"/usr/bin/redis-server": "redis-server", "/usr/bin/chromium": "chromium",
+          # a single-node Slurm for the batch-cluster experiment tests (tests/slurm_cluster.py)
+          "/usr/sbin/slurmctld": "slurmctld", "/usr/sbin/slurmd": "slurmd", "/usr/bin/sbatch": "slurm-client",
+          "/usr/sbin/munged": "munge"}
 
 
 def missing(needed: dict[str, str] = NEEDED) -> list[str]:
