@@ -140,6 +140,16 @@ class SingleNodeSlurm:
         """The ids of the jobs ``squeue`` lists (pending or running)."""
         return self.run("squeue", "-h", "-o", "%i").stdout.split()
 
+    def jobs_left(self, timeout: float = 15) -> list[str]:
+        """The jobs still listed after waiting up to ``timeout`` s for the queue to empty (a cancelled job
+        is listed while it completes)."""
+        deadline = time.monotonic() + timeout
+        while (jobs := self.jobs()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if jobs:
+            print(self.run("squeue", "-o", "%i %T %j %M").stdout, file=sys.stderr)
+        return jobs
+
     def cancel_all(self, timeout: float = 30) -> None:
         """Cancel every job and wait until ``squeue`` lists none (their steps end with them)."""
         if "slurmctld" not in self.procs:

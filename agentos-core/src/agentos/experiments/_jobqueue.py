@@ -31,10 +31,18 @@ def _cluster_class(system: str):
 
     if system not in SYSTEMS:
         raise UsageError(f"--cluster must be one of {', '.join(SYSTEMS)}, not {system!r}")
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if main else None
     try:
         import dask_jobqueue
     except ImportError:
         raise UsageError("--cluster needs dask-jobqueue: pip install 'agentos-core[cluster]'") from None
+    finally:
+        if main and handler is not None:  # its runner module makes Ctrl-C exit at once: Ctrl-C stays ours
+            signal.signal(signal.SIGINT, handler)
     return getattr(dask_jobqueue, CLASSES[system])
 
 
@@ -113,7 +121,7 @@ class JobQueueExecutor(DaskExecutor):
         limit = (DEFAULTS | check(options or {}))["max-jobs"]
         self.system, self.cores = system, kwargs["cores"]
         self.jobs = max(1, min(math.ceil((trials or limit * self.cores) / self.cores), limit))
-        self.replaced, self.max_replaced = 0, 3 * self.jobs + 3
+        self.replaced, self.max_replaced, self._seen, self._closing = 0, 3 * self.jobs + 3, set(), False
         self.cluster = cls(**kwargs)
         try:
             self.cluster.scale(jobs=self.jobs)
@@ -140,16 +148,21 @@ class JobQueueExecutor(DaskExecutor):
 
     def _replace_lost_jobs(self) -> None:
         """Submit again the jobs that ended (cancelled, out of time) while trials may still need them."""
-        lost = [name for name in self.cluster.worker_spec if name not in self.cluster.workers]
-        if not lost or self.replaced >= self.max_replaced:
+        present = {info.get("name") for info in self.cluster.scheduler_info.get("workers", {}).values()}
+        self._seen |= present  # a job's worker that joined and left is lost (a pending job never joined)
+        lost = [name for name in self.cluster.worker_spec if name in self._seen and name not in present]
+        if not lost or self._closing or self.replaced >= self.max_replaced:
             return
-        for name in lost:
+        for name in lost:  # forgotten, not closed: cancelling a job that has ended is an error
             del self.cluster.worker_spec[name]
+            self.cluster.workers.pop(name, None)
         self.replaced += len(lost)
-        self.cluster.scale(jobs=self.jobs)
+        self.cluster._i = max(self.cluster._i, self.jobs + self.replaced)  # new names: a late "worker left"
+        self.cluster.scale(jobs=self.jobs)  # for the old name must not close the new job
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Cancel every job (``scancel``, ``qdel``, ``bkill``) and stop the scheduler."""
+        self._closing = True  # the workers leaving now are not to be replaced
         tender = getattr(self, "_tender", None)
         if tender is not None:
             self.cluster.loop.add_callback(tender.stop)
