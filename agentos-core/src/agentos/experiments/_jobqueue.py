@@ -167,3 +167,10 @@ class JobQueueExecutor(DaskExecutor):
         if tender is not None:
             self.cluster.loop.add_callback(tender.stop)
         super().shutdown(wait, cancel_futures=cancel_futures)
+        for key in ("ca_file", "cert", "key"):  # the workers' TLS files go now, not when collected
+            handle = getattr(self.cluster, f"_job_{key}", None)
+            if handle is not None:
+                try:
+                    handle.close()
+                except FileNotFoundError:
+                    pass
