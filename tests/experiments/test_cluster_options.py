@@ -64,6 +64,14 @@ def test_the_command_says_one_line_and_submits_nothing(write_experiment, tmp_pat
     assert not (tmp_path / "experiments" / "sweep").exists()  # refused before anything was written
 
 
+def test_an_absurd_command_line_resource_is_one_line_before_anything_is_written(write_experiment, tmp_path):
+    path = write_experiment(EXPERIMENT + "cores = 2\n")  # the valid twin: the file's own value
+    done = agentos("experiment", "run", str(path), "--cluster", "slurm", "--walltime", "99999:00:00", cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "walltime must be" in done.stderr, done.stderr
+    assert not (tmp_path / "experiments" / "sweep").exists()
+
+
 def test_the_users_own_setup_line_may_be_any_single_line():
     assert check({"setup": ["source ~/rl/bin/activate && cd $HOME/work"]}, own=True)["setup"]
     with pytest.raises(UsageError, match="one non-empty line"):

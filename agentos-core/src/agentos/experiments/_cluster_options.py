@@ -142,3 +142,12 @@ def check(options: dict, *, own: bool = True) -> dict:
             raise UsageError(message)
         out[key.replace("_", "-")] = value
     return out
+
+
+def check_cluster(system: str, options: dict | None) -> dict:
+    """:func:`check` for ``--cluster system``: the system is one of :data:`SYSTEMS`, options the user's own."""
+    from ..errors import UsageError
+
+    if system not in SYSTEMS:
+        raise UsageError(f"--cluster must be one of {', '.join(SYSTEMS)}, not {system!r}")
+    return check(options or {}, own=True)

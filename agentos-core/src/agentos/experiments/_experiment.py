@@ -71,6 +71,10 @@ def run_experiment(
     from ._executors import DaskExecutor, ProcessPool, default_workers
     from ._progress import LiveTrials
 
+    if cluster is not None:  # the jobs' resources are checked before anything is written
+        from ._cluster_options import check_cluster
+
+        check_cluster(cluster, cluster_options)
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings,
                   opponents=list(opponents or []), arena_games=arena_games)
