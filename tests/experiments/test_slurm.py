@@ -98,3 +98,14 @@ def test_sigterm_cancels_the_jobs_and_a_resume_finishes_the_rest(slurm, write_ex
     for trial_id, record in stopped.items():  # what had finished was kept, not run again
         assert after[trial_id] == record
     assert slurm.jobs_left() == []
+
+
+def test_the_slurm_benchmark_runs_at_its_smoke_size(slurm, tmp_path):
+    bench = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "bench_slurm.py")
+    done = subprocess.run([sys.executable, bench, "--smoke", "-o", str(tmp_path / "out.json")], cwd=tmp_path,
+                          env={**os.environ, **slurm.env}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["trials"] == 4 and len(out["grid_seconds"]["slurm"]) == len(out["grid_seconds"]["pool"]) == 1
+    assert 0 < out["job_start_s"] < 300 and out["slurm / pool"] > 0
+    assert slurm.jobs_left() == []
