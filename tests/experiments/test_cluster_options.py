@@ -107,3 +107,19 @@ def test_the_job_script_of_each_batch_system_carries_the_resources(tmp_path, sys
 def test_an_unknown_system_is_one_line():
     with pytest.raises(UsageError, match="--cluster must be one of slurm, pbs, sge, lsf"):
         job_script("condor")
+
+
+def test_ctrl_c_stays_a_keyboard_interrupt_after_dask_jobqueue_is_imported(tmp_path):
+    import subprocess
+    import sys
+
+    # dask-jobqueue's runner module sets SIGINT to sys.exit() when imported (the plain import shows it);
+    # imported for --cluster, Ctrl-C stays a KeyboardInterrupt (the experiment then cancels its jobs)
+    check = ("import signal\nbefore = signal.getsignal(signal.SIGINT)\n{}\n"
+             "print(signal.getsignal(signal.SIGINT) is before)")
+    for imports, expected in (("import dask_jobqueue", "False"),
+                              ("from agentos.experiments._jobqueue import _cluster_class\n_cluster_class('slurm')",
+                               "True")):
+        done = subprocess.run([sys.executable, "-c", check.format(imports)], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path)
+        assert done.stdout.strip() == expected, (imports, done.stdout, done.stderr)

@@ -69,7 +69,9 @@ def test_a_cancelled_job_is_replaced_and_its_trial_runs_again(slurm, tmp_path):
     assert slurm.jobs_left() == []
 
 
-def test_sigterm_cancels_the_jobs_and_a_resume_finishes_the_rest(slurm, write_experiment, tmp_path):
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "Ctrl-C"])
+def test_a_stop_cancels_the_jobs_and_a_resume_finishes_the_rest(slurm, write_experiment, tmp_path, stop, code):
     path = write_experiment(GRID.format(seeds=3, budget="steps = 60000", jobs=1))
     folder = tmp_path / "experiments" / "sweep"
     client = subprocess.Popen([sys.executable, "-m", "agentos", "experiment", "run", str(path), "--cluster", "slurm"],
@@ -82,12 +84,12 @@ def test_sigterm_cancels_the_jobs_and_a_resume_finishes_the_rest(slurm, write_ex
         first = _records(folder)
         assert len(first) == 1, first  # one trial finished, the next one runs on the job
         slurm.run("scancel", *slurm.jobs())  # the allocation ends in the middle of a trial
-        client.send_signal(signal.SIGTERM)  # and the client is stopped before its replacement job finishes
+        client.send_signal(stop)  # and the client is stopped before its replacement job finishes
         _, err = client.communicate(timeout=60)
     finally:
         if client.poll() is None:
             client.kill()
-    assert client.returncode == 128 + signal.SIGTERM and "run again to resume" in err, err
+    assert client.returncode == code and "run again to resume" in err, err
     assert slurm.jobs_left() == []
     stopped = _records(folder)
     assert all(r["status"] == "finished" for r in stopped.values()), stopped  # no half trial recorded
