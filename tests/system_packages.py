@@ -2,9 +2,9 @@
 
 ``nox -s tests`` calls :func:`main` before pytest, so the README's test command works on a machine
 that has never seen this project: redis-server (the Academy exchange tests), Chromium (the
-registry server's browser tests) and bubblewrap (the policy sandbox of ``agentos index verify``)
-are installed when absent (``apt-get update`` once, then ``apt-get install``). As root that
-happens unasked; otherwise one line says what to install.
+registry server's browser tests), bubblewrap (the policy sandbox of ``agentos index verify``) and
+Slurm with munge (the batch-cluster experiment tests) are installed when absent (``apt-get update``
+once, then ``apt-get install``). As root that happens unasked; otherwise one line says what to install.
 Run it alone: ``python3 tests/system_packages.py`` (stdlib only).
 """
 
@@ -20,6 +20,11 @@ NEEDED = {
     "/usr/bin/redis-server": "redis-server",
     "/usr/bin/chromium": "chromium",
     "/usr/bin/bwrap": "bubblewrap",  # the policy sandbox of agentos index verify
+    # a single-node Slurm for the batch-cluster experiment tests (tests/slurm_cluster.py)
+    "/usr/sbin/slurmctld": "slurmctld",
+    "/usr/sbin/slurmd": "slurmd",
+    "/usr/bin/sbatch": "slurm-client",
+    "/usr/sbin/munged": "munge",
 }
 
 

@@ -15,6 +15,7 @@ HEAVY = (
     "numba",
     "dask",
     "distributed",
+    "dask_jobqueue",
     "agentos_env_2048",
     "agentos_env_corridor",
     "agentos_policy_random",

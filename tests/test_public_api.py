@@ -128,7 +128,8 @@ def test_the_public_modules_export_what_they_list_and_stay_light():
     code = """
 import sys
 import agentos.plugin_api as api
-light = sorted(m for m in ("numba", "torch", "gymnasium", "dask", "academy") if m in sys.modules)
+from agentos.experiments import JobQueueExecutor, job_script
+light = sorted(m for m in ("numba", "torch", "gymnasium", "dask", "dask_jobqueue", "academy") if m in sys.modules)
 from agentos.plugin_api import RunRecord, agent_ini_path, find_agent_ini, AGENT_INI_ENV
 from agentos.experiments import DaskExecutor, ProcessPool, process_pool, agent_ini_text, load_preset
 import agentos_env_2048.kernels as kernels

@@ -14,6 +14,7 @@ def add_commands(sub) -> None:
     r.add_argument("--workers", "-j", type=int, default=None, help="worker processes (default: the cores)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) or 'local'")
     r.add_argument("--retries", type=int, default=2, help="retries of a trial whose worker dies (default 2)")
+    _cluster_arguments(r)
     r.add_argument("--quiet", "-q", action="store_true", help="print only the table")
     r.set_defaults(handler=_run)
     for name, text in (("show", "the table of an experiment: mean ± std, IQM and its 95% interval over seeds"),
@@ -33,6 +34,37 @@ def add_commands(sub) -> None:
     c.add_argument("b", metavar="B", help="another agent of the experiment")
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(handler=_compare)
+
+
+def _cluster_arguments(r) -> None:
+    """``--cluster`` and the jobs' resources; each overrides the experiment file's ``[cluster]`` key."""
+    g = r.add_argument_group("batch cluster (dask-jobqueue: pip install 'agentos-core[cluster]')")
+    g.add_argument("--cluster", choices=["slurm", "pbs", "sge", "lsf"],
+                   help="submit the workers as batch jobs (one per trial, up to --max-jobs); "
+                   "all are cancelled at the end")
+    for flag, kind, text in (("--partition", str, "the partition or queue"), ("--account", str, "the account charged"),
+                             ("--cores", int, "CPUs per job: trials at once in each job (default 1)"),
+                             ("--memory", str, "memory per job, e.g. 4GB (default 2GB)"),
+                             ("--walltime", str, "time per job, [D-]HH:MM[:SS] (default 01:00:00)"),
+                             ("--max-jobs", int, "jobs at once (default 100)"),
+                             ("--venv", str, "the workers' virtual environment (default: this Python)"),
+                             ("--interface", str, "the network interface of the scheduler and workers (e.g. ib0)")):
+        g.add_argument(flag, type=kind, help=text)
+    g.add_argument("--directive", action="append", default=[], help="one more job directive, e.g. --qos=normal")
+    g.add_argument("--setup", action="append", default=[], help="a line the job runs before its worker, e.g. "
+                   "'source ~/rl/bin/activate' (repeatable; yours, so any one line)")
+
+
+def _cluster_options(args, options: dict) -> dict:
+    """The file's ``[cluster]`` keys (checked when read), then the command line's (the user's own)."""
+    mine = {key: getattr(args, key.replace("-", "_")) for key in ("partition", "account", "cores", "memory",
+                                                                  "walltime", "max-jobs", "venv", "interface")}
+    merged = dict(options.get("cluster_options") or {}) | {k: v for k, v in mine.items() if v is not None}
+    setup = merged.get("setup") or []
+    merged["setup"] = [*([setup] if isinstance(setup, str) else setup), *args.setup]
+    directives = merged.get("directives") or []
+    merged["directives"] = [*([directives] if isinstance(directives, str) else directives), *args.directive]
+    return merged
 
 
 def _fmt(mean, std) -> str:
@@ -106,7 +138,8 @@ def _run(args) -> int:
                 opponents=options.get("opponents"), arena_games=options.get("arena_games"),
                 settings=options["settings"], agent_settings=options["agent_settings"], folder=options["folder"],
                 workers=args.workers or options.get("workers"), scheduler=args.scheduler or options.get("scheduler"),
-                retries=args.retries, on_progress=progress)
+                retries=args.retries, on_progress=progress, cluster=args.cluster,
+                cluster_options=_cluster_options(args, options) if args.cluster else None)
     except KeyboardInterrupt as exc:
         progress.close()
         stopped = isinstance(exc, Stopped)

@@ -97,10 +97,6 @@ class DaskExecutor(Executor):
             from ..errors import UsageError
 
             raise UsageError("--scheduler needs Dask: pip install 'agentos-core[dask]'") from None
-        import uuid
-
-        from ._progress import DaskChannel, LiveTrials
-
         self.cluster = None
         with dask.config.set({"distributed.worker.daemon": False, "distributed.worker.profile.enabled": False}):
             if address == "local":
@@ -109,6 +105,14 @@ class DaskExecutor(Executor):
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(address, timeout="20s")
+        self._attach()
+
+    def _attach(self) -> None:
+        """Progress events and an executor on ``self.client`` (a subclass may make the client itself)."""
+        import uuid
+
+        from ._progress import DaskChannel, LiveTrials
+
         self.executor = self.client.get_executor(pure=False)
         self.live, self.topic = LiveTrials(), f"agentos-experiment-{uuid.uuid4().hex}"
         self.client.subscribe_topic(self.topic, self.live.on_dask_event)

@@ -46,6 +46,8 @@ def run_experiment(
     progress: bool = False,
     opponents: Iterable[str] | None = None,
     arena_games: int | None = None,
+    cluster: str | None = None,
+    cluster_options: dict | None = None,
 ) -> ExperimentResult:
     """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
 
@@ -61,10 +63,18 @@ def run_experiment(
     running trial: ``label``, and once the worker reported them ``episodes``, ``return`` (mean of its
     last 100 episodes) and ``phase`` (``train`` or ``test``). ``progress=True`` shows what
     ``agentos experiment run`` shows (on stderr): a bar on a terminal, else a line every 5 s.
+    ``cluster`` (``slurm``, ``pbs``, ``sge``, ``lsf``) submits the workers as batch jobs, with
+    ``cluster_options`` for their resources (the keys of a ``[cluster]`` section: ``partition``,
+    ``cores``, ``memory``, ``walltime``, ``max-jobs``, ``setup``...), one job per trial up to ``max-jobs``;
+    every job is cancelled at the end (see :class:`JobQueueExecutor`).
     """
     from ._executors import DaskExecutor, ProcessPool, default_workers
     from ._progress import LiveTrials
 
+    if cluster is not None:  # the jobs' resources are checked before anything is written
+        from ._cluster_options import check_cluster
+
+        check_cluster(cluster, cluster_options)
     trials = plan(list(agents), list(environments), seeds=seeds, episodes=episodes, steps=steps,
                   test_episodes=test_episodes, settings=settings, agent_settings=agent_settings,
                   opponents=list(opponents or []), arena_games=arena_games)
@@ -83,9 +93,14 @@ def run_experiment(
     hook.agentos_experiment_start(experiment=info)
     context = json.loads(json.dumps(info.context))  # JSON-able: it travels to workers on other machines
     owned = executor is None
-    if owned:
+    if owned and cluster:
+        from ._jobqueue import JobQueueExecutor
+
+        # no job is submitted when every trial is done already
+        executor = JobQueueExecutor(cluster, cluster_options, trials=len(pending), folder=folder) if pending else None
+    elif owned:
         executor = DaskExecutor(scheduler, workers) if scheduler else ProcessPool(workers)
-    slots = executor.slots() if hasattr(executor, "slots") else (
+    slots = 1 if executor is None else executor.slots() if hasattr(executor, "slots") else (
         workers or getattr(executor, "_max_workers", None) or default_workers())
     live, channel = getattr(executor, "live", None) or LiveTrials(), getattr(executor, "channel", None)
     # with a channel, one more trial waits per slot, so a worker never idles while the client
@@ -162,7 +177,7 @@ def run_experiment(
             executor.stop_workers()
         raise
     finally:
-        if owned:
+        if owned and executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
         result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
         hook.agentos_experiment_end(experiment=info, result=result)

@@ -15,6 +15,8 @@
     opponents = [./minimax, ./random]   ; multi-agent environments: the panel each trial's agent plays
     arena-games = 20             ; games per pair of the panel's round robin (half in each seat order)
 
+    [cluster]                    ; batch jobs' resources for --cluster slurm|pbs|sge|lsf (``_cluster_options``)
+
 A trial is one point (agent, environment, seed, settings); its id is a hash of its content.
 """
 
@@ -191,9 +193,17 @@ def read_experiment(path: str) -> dict:
             options["settings"] = typed(section)
         elif name.startswith("settings."):
             options["agent_settings"][name.split(".", 1)[1]] = typed(section)
+        elif name == "cluster":  # the batch jobs' resources; data from the file's author, checked
+            from ._cluster_options import problem as cluster_problem
+
+            values = typed(section, settings=False)
+            for key, entry in section.entries.items():
+                if message := cluster_problem(key, values[key], own=False):
+                    raise ConfigError(f"[cluster] {message}", path, entry.line)
+            options["cluster_options"] = values
         else:
-            raise ConfigError(f"unknown section [{name}]; sections are [experiment], [settings], [settings.<agent>]",
-                              path, section.line)
+            raise ConfigError(f"unknown section [{name}]; sections are [experiment], [settings], [settings.<agent>], "
+                              "[cluster]", path, section.line)
     for key in ("agents", "environments", "opponents"):
         value = options.get(key)
         options[key] = [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
