@@ -76,6 +76,24 @@ def _agentos(python: str, args: list[str], env: dict, cwd: str, what: str, timeo
         raise AgentOSError(f"{what} failed in the fresh venv: {printable(last_line(tail)) or f'exit {code}'}")
 
 
+def _same_torch(folder: str) -> dict[str, str]:
+    """pip's environment for a fresh venv that gets torch only if a component needs it, and then the
+    release this process runs (its build, where pip finds it): a constraints file ``torch==X``.
+
+    The fresh venv is AgentOS's own (verify, ``evaluate --isolated``), so the install may bring torch
+    (``--any-torch``); which torch is the user's choice made once, in the environment running AgentOS.
+    Without torch here, pip chooses, as it would for ``pip install``."""
+    from ..registry._torch import TORCH_FAMILY, installed_torch_pins
+
+    pins = [pin.split("+", 1)[0] for pin in installed_torch_pins() if pin.split("==")[0] in TORCH_FAMILY]
+    if not pins:
+        return {}
+    path = os.path.join(folder, "torch-constraints.txt")
+    with open(path, "w") as f:
+        f.write("".join(pin + "\n" for pin in pins))
+    return {"PIP_CONSTRAINT": path}
+
+
 def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url: str | None = None, echo=None,
                  binary_only: bool = False, deadline: float | None = None) -> dict:
     """A fresh venv in ``folder`` with agentos-core, ``environment`` and ``policy`` (if any) from the index.
@@ -98,6 +116,7 @@ def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url
     env = {**os.environ, _REEXEC_ENV: made["venv"], "AGENTOS_INDEX_URL": made["index_url"], "AGENTOS_AGENT_INI": ini}
     if binary_only:
         env["PIP_ONLY_BINARY"] = ":all:"
+    env.update(_same_torch(folder))
     for kind, name in (("environment", environment), ("policy", policy)):
         if name is None:
             continue
@@ -105,7 +124,7 @@ def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url
             echo(f"installing {kind} {name} into the fresh venv")
         _agentos(
             made["python"],
-            ["install", kind, name, "--agent", ini, "--default"],
+            ["install", kind, name, "--agent", ini, "--default", "--any-torch"],
             env,
             folder,
             f"installing {kind} {name}",
