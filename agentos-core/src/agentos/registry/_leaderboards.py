@@ -117,6 +117,9 @@ def _status(entry: dict) -> str:
     status, check = entry["status"], entry.get("verification") or {}
     if status == "claimed":
         return '<span class="claimed">claimed</span>'
+    if "iqm" not in check:  # pending, or unverifiable: nothing was played; the reason is what to show
+        why = escape(check.get("reason", ""))
+        return f'<span class="{escape(status)}">{escape(status)}</span><br><small>{why}</small>'
     low, high = check.get("interval") or [check.get("iqm"), check.get("iqm")]
     seen = f"re-run: IQM {_number(check['iqm'])} [{_number(low)}, {_number(high)}], {check['episodes']} episodes"
     return f'<span class="{escape(status)}">{escape(status)}</span><br><small>{escape(seen)}</small>'
