@@ -104,8 +104,8 @@ def test_verify_all_on_a_static_index_has_distinct_exit_codes(trained, wheelhous
     publish([str(wheel_for(wheelhouse, d)) for d in ["agentos-core", *PLUGINS]], str(index), library=True)
     publish([str(_doctored(walker, tmp_path / "d", "1.0.1", 8.0))], str(index))
 
-    def verify_all(*args):
-        cmd = [sys.executable, "-m", "agentos", "index", "verify", "--all", "--index", str(index), *args]
+    def verify_all(*args, project=()):
+        cmd = [sys.executable, "-m", "agentos", "index", "verify", *project, "--all", "--index", str(index), *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=home)
 
     flagged = verify_all()
@@ -121,8 +121,8 @@ def test_verify_all_on_a_static_index_has_distinct_exit_codes(trained, wheelhous
     assert failed.stdout.startswith("unverifiable: agentos-policy-stale 1.0: ")
     assert "does not match the catalogue" in failed.stdout
     assert _statuses(index, "seed") == {"stale": "unverifiable"}
-    for args, message in [(("walker",), "name no project"), (("--episodes", "9"), "as published")]:
-        refused = verify_all(*args)
+    for args, project, message in [((), ("walker",), "name no project"), (("--episodes", "9"), (), "as published")]:
+        refused = verify_all(*args, project=project)
         assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
     again = subprocess.run(  # --again without --all: a usage error, nothing run
         [sys.executable, "-m", "agentos", "index", "verify", "--again", "--index", str(index)],
@@ -166,3 +166,63 @@ def test_bad_verify_options_are_one_line(seeded_index, args, message):
     cmd = [sys.executable, "-m", "agentos", "index", "serve", str(seeded_index), "--port", "1", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def tarpit(monkeypatch):
+    """pip's index is a socket that accepts connections and never answers: a verification hangs in pip."""
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{sock.getsockname()[1]}/simple/")
+    monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "600")
+    yield
+    sock.close()
+
+
+def _verifications(project: str) -> list[int]:
+    """Pids of processes running a verification of ``project`` (read from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"{project}==1.0".encode() in words:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _hanging_claim(index: Path, folder: Path, wheelhouse: Path) -> None:
+    publish([str(wheel_for(wheelhouse, "agentos-core"))], str(index), library=True)
+    _fake_claims(index, folder, ["slow"], stale=False)
+
+
+def test_a_hanging_verification_is_killed_and_unverifiable(seeded_index, wheelhouse, tarpit, tmp_path):
+    _hanging_claim(seeded_index, tmp_path / "w", wheelhouse)
+    server = Server(seeded_index, tmp_path / "server.log", "--verify-workers", "1", "--verify-timeout", "3")
+    try:
+        done = _wait(lambda: _board_status(server, "seed", "slow") == "unverifiable", 60)
+        assert done, server.log.read_text()[-3000:]
+        reason = _catalogue_results(seeded_index, "agentos-policy-slow", "1.0")["verification"]["reason"]
+        assert "longer than 3 s" in reason
+        assert _verifications("agentos-policy-slow") == []  # the whole process group was killed
+        assert _board_status(server, "seed", "picker") is None  # and the server still serves
+    finally:
+        server.stop()
+
+
+def test_stopping_the_server_kills_the_verification_and_leaves_it_pending(
+    seeded_index, wheelhouse, tarpit, tmp_path
+):
+    _hanging_claim(seeded_index, tmp_path / "w", wheelhouse)
+    server = Server(seeded_index, tmp_path / "server.log", "--verify-workers", "1", "--verify-timeout", "600")
+    running = _wait(lambda: _verifications("agentos-policy-slow"), 30)
+    assert running and _statuses(seeded_index, "seed") == {"slow": "pending"}
+    started = time.monotonic()
+    server.stop()
+    assert server.proc.returncode == 0 and time.monotonic() - started < 10  # a clean exit, not the kill
+    assert _wait(lambda: _verifications("agentos-policy-slow") == [], 5)
+    assert _statuses(seeded_index, "seed") == {"slow": "pending"}  # queued again at the next start

@@ -31,6 +31,8 @@ DEFAULT_MAX_PENDING = 100
 DEFAULT_PER_OWNER = 10
 OUTPUT_TAIL = 16 << 10  # bytes of a verification's output kept (its last line is the reason)
 MAINTAINERS = "(maintainers)"
+ENV_KEEP = {"PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"}
+ENV_KEEP_PREFIXES = ("LC_", "PIP_", "XDG_", "UV_")
 
 
 def status_of(release: dict) -> str | None:
@@ -159,7 +161,7 @@ def run_one(
         return None  # yanked or gone since it was queued
     command = [sys.executable, "-m", "agentos", "index", "verify", f"{project}=={version}", "--index", root]
     command += ["--timeout", f"{timeout:g}"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**_passed_on(os.environ), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True,  # its own process group: a kill reaches pip, the venv and the policy
@@ -176,7 +178,7 @@ def run_one(
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    deadline = time.monotonic() + timeout + 30  # the inner --timeout first; this one if it hangs anyway
+    deadline = time.monotonic() + timeout + min(timeout, 30)  # the inner --timeout first; this if it hangs anyway
     stopped = timed_out = False
     while proc.poll() is None:
         if stop is not None and stop.wait(0.2):
@@ -198,6 +200,12 @@ def run_one(
     reason = f"the verification took longer than {timeout:g} s" if timed_out else _reason(bytes(tail), proc.returncode)
     store_unverifiable(root, project, version, before["sha256"], reason)
     return "unverifiable", reason
+
+
+def _passed_on(environ) -> dict:
+    """The server's environment variables a verification gets: where programs, caches and pip's settings
+    are, never the rest (tokens, cloud credentials): the package's code runs in there."""
+    return {k: v for k, v in environ.items() if k in ENV_KEEP or k.startswith(ENV_KEEP_PREFIXES)}
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

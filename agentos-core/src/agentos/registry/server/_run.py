@@ -75,11 +75,23 @@ def serve(
             timeout=verify_timeout or DEFAULT_TIMEOUT,
             max_pending=DEFAULT_MAX_PENDING if verify_queue is None else verify_queue,
         ).start()
+        _exit_on_sigterm()
     try:
         _run_uvicorn(uvicorn, host, port, workers, access_log)
     finally:
         if verifier is not None:
             verifier.stop()  # running verifications are killed; their releases stay pending for the next start
+
+
+def _exit_on_sigterm() -> None:
+    """After its graceful shutdown uvicorn raises the signal it caught again: with this handler a SIGTERM
+    then ends ``serve`` through its ``finally`` (the verifier stopped, its processes killed), exit code 0."""
+    import signal
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _run_uvicorn(uvicorn, host: str, port: int, workers: int, access_log: bool) -> None:
