@@ -74,13 +74,12 @@ class Verifier:
         seen = object()  # the first pass always looks: pending releases of the last run are queued again
         while not self._stop.is_set():
             mtime = self._mtime()
-            if mtime != seen:
+            if mtime != seen:  # our own writes cause one more pass, which writes nothing
                 seen = mtime
                 try:
                     self._dispatch()
                 except Exception as exc:  # a broken catalogue is the index's problem, not a reason to stop
                     self.log(f"could not queue claims: {type(exc).__name__}: {exc}")
-                seen = self._mtime()  # our own writes need no second look
             self._wake.wait(POLL)
             if self._wake.is_set():
                 self._wake.clear()
