@@ -31,6 +31,8 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
+        if not any(a.startswith("--verify-workers") for a in args):
+            args = (*args, "--verify-workers", "0")  # tests of verification turn it on (tests/server/test_verifier.py)
         cmd = [AGENTOS, "index", "serve", str(root), "--port", str(self.port), *args]
         limit = None
         if open_files is not None:  # a small host: soft and hard limit on open files

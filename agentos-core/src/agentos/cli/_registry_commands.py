@@ -106,6 +106,9 @@ def add_commands(sub) -> None:
     from ._verify_command import add_verify_arguments
 
     add_verify_arguments(p)
+    from ._verify_all import add_verify_all_arguments
+
+    add_verify_all_arguments(p)
     p.set_defaults(handler=_index)
 
     p = sub.add_parser("config", help="your own settings (index-url): show them, or 'set KEY VALUE' / 'unset KEY'")
@@ -266,6 +269,14 @@ def _index(args) -> int:
         from ..registry._publish import index_dir
         from ._verify_command import verify_command
 
+        if args.all or args.again:
+            from ._verify_all import verify_all_command
+
+            if not args.all:
+                from ..errors import UsageError
+
+                raise UsageError("--again goes with --all")
+            return verify_all_command(args, index_dir(args.index))
         return verify_command(args, index_dir(args.index))
 
     if args.action == "rebuild":

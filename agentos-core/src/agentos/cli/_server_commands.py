@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ..errors import UsageError
 
@@ -20,6 +21,19 @@ def add_index_arguments(p) -> None:
         "--max-client-connections", type=int, default=32, help="serve: open connections per client address"
     )
     p.add_argument("--no-access-log", action="store_true", help="serve: do not log every request")
+    p.add_argument(
+        "--verify-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="serve: verify uploaded claims in the background, N at once (default 1; 0: off)",
+    )
+    p.add_argument(
+        "--verify-timeout", type=float, default=1800, metavar="SECONDS", help="serve: one verification at most"
+    )
+    p.add_argument(
+        "--verify-queue", type=int, default=100, metavar="N", help="serve: claims pending at most (more wait)"
+    )
     p.add_argument("--owner", metavar="NAME", help="token create: who the token belongs to; token revoke: all theirs")
     p.add_argument("--set", dest="set_owner", metavar="NAME", help="owner PROJECT: give the project to NAME")
     p.add_argument("--maintainers", action="store_true", help="owner PROJECT: give the project to the maintainers")
@@ -122,8 +136,30 @@ def serve_or_token(args) -> int:
         body_idle=_positive(args.body_timeout, "--body-timeout"),
         body_total=_positive(args.upload_timeout, "--upload-timeout"),
         per_client=int(_positive(args.max_client_connections, "--max-client-connections")),
+        **_verify_options(args),
     )
     return 0
+
+
+def _verify_options(args) -> dict:
+    if not 0 <= args.verify_workers <= 64:
+        raise UsageError(f"--verify-workers takes 0 (off) to 64, not {args.verify_workers}")
+    if not 1 <= args.verify_queue <= 100_000:
+        raise UsageError(f"--verify-queue takes 1 to 100000, not {args.verify_queue}")
+    workers = args.verify_workers
+    if workers:
+        from ..sandbox import sandbox_problem
+
+        why = sandbox_problem()
+        if why:  # never run uploaders' policies unsandboxed on their say: the claims wait for a maintainer
+            print(f"note: background verification is off: {why}; claims stay claimed "
+                  "(agentos index verify --all, where a sandbox runs)", file=sys.stderr)
+            workers = 0
+    return {
+        "verify_workers": workers,
+        "verify_timeout": _positive(args.verify_timeout, "--verify-timeout"),
+        "verify_queue": args.verify_queue,
+    }
 
 
 def publish_to(args) -> int:

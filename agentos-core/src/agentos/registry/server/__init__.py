@@ -28,6 +28,8 @@ def serve(
 
     ``limits``: ``header_timeout``, ``body_idle``, ``body_total`` (seconds) and ``per_client``
     (open connections per client address and worker); see :mod:`._protocol` and :mod:`._guard`.
+    ``verify_workers`` (0: off), ``verify_timeout`` (seconds) and ``verify_queue`` (claims pending at
+    most): uploaded claims are verified in the background, see :mod:`._verifier`.
     """
     from ._run import serve
 

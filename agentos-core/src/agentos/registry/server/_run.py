@@ -46,6 +46,9 @@ def serve(
     body_idle: float | None = None,
     body_total: float | None = None,
     per_client: int | None = None,
+    verify_workers: int = 0,
+    verify_timeout: float | None = None,
+    verify_queue: int | None = None,
 ) -> None:
     import uvicorn
 
@@ -62,6 +65,36 @@ def serve(
     os.environ[BODY_TOTAL_ENV] = str(body_total or DEFAULT_BODY_TOTAL)
     os.environ[PER_CLIENT_ENV] = str(per_client or DEFAULT_PER_CLIENT)
     _raise_open_file_limit()
+    verifier = None
+    if verify_workers > 0:  # one verifier per server, in this process (the supervisor of several workers)
+        from ._verifier import DEFAULT_MAX_PENDING, DEFAULT_TIMEOUT, Verifier
+
+        verifier = Verifier(
+            root,
+            workers=verify_workers,
+            timeout=verify_timeout or DEFAULT_TIMEOUT,
+            max_pending=DEFAULT_MAX_PENDING if verify_queue is None else verify_queue,
+        ).start()
+        _exit_on_sigterm()
+    try:
+        _run_uvicorn(uvicorn, host, port, workers, access_log)
+    finally:
+        if verifier is not None:
+            verifier.stop()  # running verifications are killed; their releases stay pending for the next start
+
+
+def _exit_on_sigterm() -> None:
+    """After its graceful shutdown uvicorn raises the signal it caught again: with this handler a SIGTERM
+    then ends ``serve`` through its ``finally`` (the verifier stopped, its processes killed), exit code 0."""
+    import signal
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _run_uvicorn(uvicorn, host: str, port: int, workers: int, access_log: bool) -> None:
     uvicorn.run(
         "agentos.registry.server._run:app_from_env",
         factory=True,
