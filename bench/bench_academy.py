@@ -28,8 +28,7 @@ from academy.exchange.client import exchange_context
 from academy.manager import Manager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins" / "agentos-academy" / "tests"))
-from agentos_academy import launch  # noqa: E402
-from agentos_academy._exchange import exchange_factory  # noqa: E402
+from agentos_academy import exchange_factory, launch  # noqa: E402
 from conftest import free_port, make_agent, stop, wait_port  # noqa: E402
 
 

@@ -106,7 +106,7 @@ async def measure_async(url: str, scheme: str, port: int, ours_id: str, plain_id
 
 def measure_player(url: str, name: str, calls: int, observation=3) -> tuple[float, float]:
     """Round trips of the blocking player that ``agentos arena --exchange`` uses."""
-    from agentos_academy._players import connect_players
+    from agentos_academy import connect_players
 
     with connect_players(url, [name]) as players:
         player, times = players[name], []

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+NO_BUDGET = 2**62  # train_games' move budget: none (every chunk is a number of games)
+
 OURS_ID = "agentos_env_2048:agentos/Game2048-v0"
 THEIRS_ID = "gymnasium_2048:gymnasium_2048/TwentyFortyEight-v0"
 
@@ -78,7 +80,7 @@ class TD:
     def __init__(self):
         from agentos_env_2048.kernels import move_tables, seed_states
         from agentos_policy_ntuple.network import DEFAULT_TUPLES, make_layout, network
-        from agentos_trainer_td._td import train_games
+        from agentos_trainer_td.kernels import train_games
 
         layout = make_layout(DEFAULT_TUPLES)
         self.weights = np.zeros(layout.size, np.float32)
@@ -89,8 +91,10 @@ class TD:
         self.run_games(1)
 
     def run_games(self, games: int) -> int:
+        """Train ``games`` more games; the moves made."""
         self.games += games
-        return self.train(self.states, games, 0.1, False, self.net, self.unused, self.unused, self.tables, *self.out)
+        return self.train(self.states, games, NO_BUDGET, 0.1, False, self.net, self.unused, self.unused, self.tables,
+                          *self.out)[0]
 
     def __call__(self, seconds: float) -> float:
         moves, start = 0, time.perf_counter()
