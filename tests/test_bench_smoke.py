@@ -38,7 +38,49 @@ SMOKE: dict[str, list[str]] = {
     "bench_arena.py": ["--train-games", "20", "--games", "4", "--json", "{out}"],
     "bench_selfplay.py": ["tictactoe", "--games", "20", "--eval", "2", "--json", "{out}"],
     "bench_experiments.py": ["overhead", "--trials", "1", "--seconds", "0.2", "--repeats", "1"],
+    "bench_ntuple_options.py": ["--rounds", "1", "--seconds", "0.1", "--search-seconds", "0.1", "--pretrain", "0",
+                                "--depths", "1 2", "--json", "{out}"],
+    "bench_ntuple_recipes.py": ["--seconds", "0.1", "--games", "10", "--recipes", "td0", "--json", "{out}"],
+    "bench_academy.py": ["--calls", "5", "--seconds", "0.2", "--json", "{out}"],
+    "bench_hybrid.py": ["--calls", "5", "--json", "{out}"],
+    "bench_pbt.py": ["--agents", "2", "--rounds", "1", "--games", "2", "--eval-games", "2", "--json", "{out}",
+                     "--png", "pbt.png"],
+    "bench_server.py": ["--projects", "20", "--requests", "50", "--rounds", "1", "--json"],
+    "bench_tracking.py": ["--episodes", "20", "--repeats", "1", "--trials", "2", "--json"],
+    "bench_registry.py": ["--reps", "1", "--projects", "20", "--json"],
+    "bench_results.py": ["--reps", "1", "--games", "10", "--train", "10", "--projects", "20", "--out", "{out}"],
+    "bench_first_results.py": ["--episodes", "2", "--games", "10", "--reps", "1", "--out", "{out}"],
+    "bench_results_runs.py": ["runs", "--only", "sarsa", "--sarsa-episodes", "5", "--json", "{out}",
+                              "--gif", "replay.gif"],
+    # {run}: a run folder of `agentos train` (a small n-tuple network trained for a few games, see tiny_run)
+    "bench_ntuple_hour.py": ["--run", "{run}", "--greedy-games", "4", "--search-games", "2", "--processes", "1",
+                             "--json", "{out}", "--plot", "curve.png"],
 }
+
+
+#: the n-tuple agent of {run}: straight and square 4-tuples (1.3 MB of weights), as bench_pbt's
+TINY_AGENT = """[environment]
+default = 2048
+
+[policy]
+default = ntuple
+
+[trainer]
+default = td
+
+[policy.ntuple]
+tuples = 0 1 2 3; 4 5 6 7; 0 1 4 5; 1 2 5 6; 5 6 9 10
+"""
+
+
+def tiny_run(folder: pathlib.Path) -> pathlib.Path:
+    """A run folder of ``agentos train 20`` (20 games) of :data:`TINY_AGENT` in ``folder``."""
+    agent = folder / "agent"
+    agent.mkdir()
+    (agent / "agent.ini").write_text(TINY_AGENT)
+    subprocess.run([sys.executable, "-m", "agentos", "train", "20", "--seed", "1"], cwd=agent, check=True,
+                   capture_output=True, timeout=300)
+    return next(run for run in sorted((agent / "runs").iterdir()) if "-train-" in run.name)
 
 
 def scripts() -> list[str]:
@@ -55,6 +97,8 @@ def run_smoke(script: str, folder: pathlib.Path) -> dict:
     """Run ``script`` at its smoke size in ``folder``; the JSON it wrote (or printed)."""
     out = folder / "out.json"
     args = [arg.replace("{out}", str(out)) for arg in SMOKE[script]]
+    if "{run}" in args:
+        args[args.index("{run}")] = str(tiny_run(folder))
     env = {**os.environ, "PYGAME_HIDE_SUPPORT_PROMPT": "1", "MPLBACKEND": "Agg"}
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=folder, env=env, capture_output=True,
@@ -68,9 +112,9 @@ def run_smoke(script: str, folder: pathlib.Path) -> dict:
 
 @pytest.mark.parametrize("script", scripts())
 def test_bench_script_runs_at_smoke_size(script, tmp_path):
-    committed = {path: path.stat().st_mtime_ns for path in BENCH.glob("*.json")}
+    committed = {path: path.stat().st_mtime_ns for path in [*BENCH.glob("*.json"), *BENCH.glob("*.png")]}
     if script not in SMOKE:
         pytest.fail(f"{script} has no smoke run: add its smoke arguments to SMOKE")
     result = run_smoke(script, tmp_path)
     assert isinstance(result, dict | list) and result, f"{script} wrote no figures"
-    assert {path: path.stat().st_mtime_ns for path in BENCH.glob("*.json")} == committed
+    assert {path: path.stat().st_mtime_ns for path in [*BENCH.glob("*.json"), *BENCH.glob("*.png")]} == committed
