@@ -24,8 +24,8 @@ BENCH = ROOT / "bench"
 #: script -> its smoke arguments (``{out}``: where it writes its JSON; without it, JSON on stdout)
 SMOKE: dict[str, list[str]] = {
     "bench_2048.py": ["--seconds", "0.2", "--episodes", "20", "--json"],
-    "bench_loop.py": ["--episodes", "20", "--rounds", "1", "--json"],
-    "bench_startup.py": ["--runs", "1", "--json"],
+    "bench_loop.py": ["--episodes", "20", "--rounds", "1", "--json", "--no-targets"],
+    "bench_startup.py": ["--runs", "1", "--json", "--no-targets"],
     "bench_multiagent_loop.py": ["--episodes", "10", "--rounds", "1", "--json"],
     "bench_corridor_sarsa.py": ["--seeds", "0", "--episodes", "5", "--json"],
     "bench_ntuple_speed.py": ["--rounds", "1", "--seconds", "0.1", "--num-envs", "64", "--json", "{out}"],
