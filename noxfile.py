@@ -135,24 +135,63 @@ def docs(session: nox.Session) -> None:
                 env={"NO_MKDOCS_2_WARNING": "1"})
 
 
-@nox.session
-def bench(session: nox.Session) -> None:
-    """Speed figures for the README: startup, loop overhead, 2048 speed, registry, train overhead."""
+#: The speed benchmarks (`nox -s bench`), each with its arguments; tests/test_bench_smoke.py runs every script in
+#: bench/ at a smoke size, and checks that each is listed here or in LEARNING_BENCHES.
+SPEED_BENCHES = [
+    ["bench_startup.py"],
+    ["bench_loop.py"],
+    ["bench_multiagent_loop.py"],
+    ["bench_2048.py"],
+    ["bench_ntuple_speed.py"],
+    ["bench_ntuple_options.py"],
+    ["bench_registry.py"],
+    ["bench_server.py"],
+    ["bench_results.py"],
+    ["bench_first_results.py"],
+    ["bench_train_overhead.py"],
+    ["bench_experiments.py", "scaling"],
+    ["bench_experiments.py", "overhead"],
+    ["bench_tracking.py"],
+    ["bench_academy.py"],
+    ["bench_hybrid.py"],
+]
+#: The learning results (`nox -s bench_learning`, tens of minutes to hours on 2 cores); bench_ntuple_hour tests
+#: a run of `agentos train` (--run RUN) and bench_results_runs trains into a folder, so they are run by hand.
+LEARNING_BENCHES = [
+    ["bench_corridor_sarsa.py"],
+    ["bench_cartpole_sb3.py"],
+    ["bench_2048_learning.py"],
+    ["bench_ntuple_learning.py"],
+    ["bench_ntuple_recipes.py"],
+    ["bench_arena.py"],
+    ["bench_selfplay.py", "tictactoe"],
+    ["bench_pbt.py"],
+]
+BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py"]
+
+
+def run_benches(session: nox.Session, benches: list[list[str]]) -> None:
+    """The project and the benches' system programs (redis-server), then each script as listed."""
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import system_packages
+
+    if system_packages.main() != 0:
+        session.error("the benches need the system programs named above")
     install_project(session)
     session.install("gymnasium-2048")
-    for script in (
-        "bench_startup.py",
-        "bench_loop.py",
-        "bench_2048.py",
-        "bench_registry.py",
-        "bench_train_overhead.py",
-    ):
-        session.run("python", os.path.join("bench", script), *session.posargs)
+    for script, *args in benches:
+        session.run("python", os.path.join("bench", script), *args, *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Speed figures for the README and docs/benchmarks.md: every script of SPEED_BENCHES."""
+    run_benches(session, SPEED_BENCHES)
 
 
 @nox.session
 def bench_learning(session: nox.Session) -> None:
-    """Learning results for the README (tens of minutes on 2 cores): corridor, CartPole, 2048."""
-    install_project(session)
-    for script in ("bench_corridor_sarsa.py", "bench_cartpole_sb3.py", "bench_2048_learning.py"):
-        session.run("python", os.path.join("bench", script), *session.posargs)
+    """Learning results for the README (tens of minutes to hours on 2 cores): every script of LEARNING_BENCHES."""
+    run_benches(session, LEARNING_BENCHES)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import statistics
 import subprocess
@@ -28,8 +29,7 @@ from academy.exchange.client import exchange_context
 from academy.manager import Manager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins" / "agentos-academy" / "tests"))
-from agentos_academy import launch  # noqa: E402
-from agentos_academy._exchange import exchange_factory  # noqa: E402
+from agentos_academy import exchange_factory, launch  # noqa: E402
 from conftest import free_port, make_agent, stop, wait_port  # noqa: E402
 
 
@@ -109,7 +109,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=10.0, help="of each throughput measurement")
     parser.add_argument("--in-flight", type=int, default=4, help="outstanding calls per agent (throughput)")
+    parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    result: dict[str, dict] = {"calls": args.calls, "seconds": args.seconds, "in_flight": args.in_flight}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         port = free_port()
@@ -119,14 +121,18 @@ def main() -> None:
             wait_port(port, redis)
             for exchange in ("local", f"redis://:bench@127.0.0.1:{port}"):
                 ours, plain = asyncio.run(measure(exchange, root, args.calls))
+                result[f"latency_ms {exchange.split(':')[0]}"] = {"decide": ours, "plain_action": plain}
                 print(f"{exchange:28s} decide median {ours:.3f} ms  plain academy action {plain:.3f} ms  "
                       f"ratio {ours / plain:.2f}", flush=True)
             for exchange in ("local", f"redis://:bench@127.0.0.1:{port}"):
                 ours, plain = asyncio.run(throughput(exchange, root, args.seconds, args.in_flight))
+                result[f"per_second {exchange.split(':')[0]}"] = {"decide": ours, "plain_action": plain}
                 print(f"{exchange:28s} 2 agents: {ours:.0f} decide/s  plain academy action {plain:.0f}/s  "
                       f"ratio {ours / plain:.2f}", flush=True)
         finally:
             stop(redis)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

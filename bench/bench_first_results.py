@@ -36,7 +36,7 @@ import json, statistics, sys, time
 import numpy as np
 from agentos.api import evaluate
 from agentos_env_2048 import Game2048Env
-from agentos_env_2048._kernels import seed_states
+from agentos_env_2048.kernels import seed_states
 from agentos_env_2048.kernels import move_tables
 from agentos_policy_ntuple.network import play_games
 from agentos_policy_2048_master import policy as trained

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -106,7 +107,7 @@ async def measure_async(url: str, scheme: str, port: int, ours_id: str, plain_id
 
 def measure_player(url: str, name: str, calls: int, observation=3) -> tuple[float, float]:
     """Round trips of the blocking player that ``agentos arena --exchange`` uses."""
-    from agentos_academy._players import connect_players
+    from agentos_academy import connect_players
 
     with connect_players(url, [name]) as players:
         player, times = players[name], []
@@ -166,7 +167,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--profile", action="store_true", help="cProfile this side of hybrid decide calls")
     parser.add_argument("--serve-plain", nargs=2, metavar=("SCHEME", "PORT"), help=argparse.SUPPRESS)
+    parser.add_argument("--json", help="also write the figures (milliseconds) to this file")
     args = parser.parse_args()
+    result: dict[str, dict] = {}
     if args.serve_plain:
         serve_plain(args.serve_plain[0], int(args.serve_plain[1]))
         return
@@ -191,6 +194,8 @@ def main() -> None:
                           f"plain academy-py action median {pm:.3f} ms p95 {pp:.3f} ms | "
                           f"ratio {om / pm:.2f} (player {sm / pm:.2f})", flush=True)
                     tm, tp = measure_seat(url, root, args.calls)
+                    result[scheme] = {"handle": [om, op], "player": [sm, sp], "plain": [pm, pp], "seat": [tm, tp],
+                                      "as": "median and p95 in ms", "calls": args.calls}
                     print(f"{scheme:7s} decide for a tic-tac-toe seat (arena player, board and mask as arrays) "
                           f"median {tm:.3f} ms p95 {tp:.3f} ms", flush=True)
                     if args.profile and scheme == "hybrid":
@@ -201,6 +206,8 @@ def main() -> None:
                         proc.wait(30)
         finally:
             stop(redis)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -64,6 +64,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-targets", action="store_true",
+                        help="exit 0 even when a ratio misses its target (smoke runs: one short round is noise)")
     args = parser.parse_args()
     results = [
         measure("corridor", args.episodes, args.rounds, args.seed),
@@ -78,7 +80,7 @@ def main() -> int:
                 f"{r['environment']:<9} bare {sps['bare']:>11,.0f} steps/s   run_agent {sps['run_agent']:>11,.0f} "
                 f"steps/s   ratio {r['ratio']:.3f}"
             )
-    return 0 if all(r["ratio"] >= 0.9 for r in results) else 1
+    return 0 if args.no_targets or all(r["ratio"] >= 0.9 for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -52,8 +52,8 @@ def load_policy(run: Path, quantize: str = ""):
     if quantize:
         import tempfile
 
-        from agentos.results._weights import check_weights, dequantized
-        from agentos.results._weights import quantize as write_quantized
+        from agentos.results import check_weights, dequantized
+        from agentos.results import quantize as write_quantized
 
         with tempfile.TemporaryDirectory() as workdir:
             small = os.path.join(workdir, "weights.safetensors")
@@ -73,8 +73,7 @@ def _init(run: str, quantize: str) -> None:
 def _play(job: tuple[int, int, int, int, int, int]) -> tuple[list[int], list[int], int, float]:
     """Games ``first .. first + count - 1`` of ``total``: (scores, largest exponents, moves, seconds)."""
     from agentos_env_2048.kernels import move_tables, seed_states
-    from agentos_policy_ntuple._search import new_table
-    from agentos_policy_ntuple.network import bounds_array
+    from agentos_policy_ntuple.network import bounds_array, new_table
 
     first, count, total, depth, threshold, bits = job
     policy = _POLICY
@@ -88,7 +87,7 @@ def _play(job: tuple[int, int, int, int, int, int]) -> tuple[list[int], list[int
 
 def _kernel():
     from agentos_env_2048.kernels import has_legal_move, max_exponent, move, new_board, njit, spawn
-    from agentos_policy_ntuple._search import search_action
+    from agentos_policy_ntuple.network import search_action
 
     @njit
     def play_searched(states, depth, net, size, bounds, tables, table, threshold, scores, tops):

@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+NO_BUDGET = 2**62  # train_games' move budget: none (every chunk is a number of games)
+
 
 def _rates(max_exponents: np.ndarray) -> dict[str, float]:
     return {f"rate_{1 << e}": float((max_exponents >= e).mean()) for e in (11, 12, 13, 14)}
@@ -100,7 +102,7 @@ def main() -> None:
 
     from agentos_env_2048.kernels import move_tables, seed_states
     from agentos_policy_ntuple.network import DEFAULT_TUPLES, make_layout, network
-    from agentos_trainer_td._td import train_games
+    from agentos_trainer_td.kernels import train_games
 
     tables = move_tables()
     layout = make_layout(DEFAULT_TUPLES)
@@ -115,7 +117,7 @@ def main() -> None:
     tops = np.zeros(chunk, np.int64)
     lengths = np.zeros(chunk, np.int64)
     compile_started = time.perf_counter()
-    train_games(seed_states(0, 1), 1, args.alpha, args.coherent, network(np.zeros_like(weights), layout),
+    train_games(seed_states(0, 1), 1, NO_BUDGET, args.alpha, args.coherent, network(np.zeros_like(weights), layout),
                 signed, absolute, tables, scores, tops, lengths)
     compile_seconds = time.perf_counter() - compile_started
 
@@ -130,8 +132,8 @@ def main() -> None:
         if training_seconds >= (1.0 - args.fine_fraction) * budget:
             alpha = args.fine_alpha
         started = time.perf_counter()
-        chunk_moves = train_games(states, chunk, alpha, args.coherent, net, signed, absolute,
-                                  tables, scores, tops, lengths)
+        chunk_moves, _ = train_games(states, chunk, NO_BUDGET, alpha, args.coherent, net, signed, absolute,
+                                     tables, scores, tops, lengths)
         elapsed = time.perf_counter() - started
         training_seconds += elapsed
         games += chunk

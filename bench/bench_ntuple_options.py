@@ -41,8 +41,7 @@ class Trainer:
     def __init__(self, kind: str, threads: int, start: np.ndarray | None = None):
         from agentos_env_2048.kernels import move_tables, seed_states
         from agentos_policy_ntuple import NTuplePolicy
-        from agentos_trainer_td._parallel import thread_rng
-        from agentos_trainer_td._rows import pack
+        from agentos_trainer_td.kernels import pack, thread_rng
 
         self.kind = kind
         self.policy = NTuplePolicy(initial_value=320000 if kind == "otd_tc" else 0.0)
@@ -61,8 +60,7 @@ class Trainer:
         self.chunk(0, 1, 1)  # compile or load the cache outside the clock
 
     def chunk(self, thread: int, games: int, budget: int) -> tuple[int, int]:
-        from agentos_trainer_td._episodes import train_episodes
-        from agentos_trainer_td._td import train_games
+        from agentos_trainer_td.kernels import train_episodes, train_games
 
         rng, out = self.rngs[thread], self.outs[thread]
         if self.rows is None:
@@ -73,7 +71,7 @@ class Trainer:
                               self.policy.layout.size, self.bounds, self.tables, *out)
 
     def __call__(self, seconds: float) -> tuple[float, float]:
-        from agentos_trainer_td._parallel import free_running
+        from agentos_trainer_td.kernels import free_running
 
         moves, wall, cpu = 0, time.perf_counter(), time.process_time()
         if self.kind.startswith("parallel"):
@@ -92,8 +90,7 @@ class Trainer:
 def search_speed(policy, depth: int, seconds: float) -> float:
     """Moves/s of games played with expectimax (until ``seconds`` pass; the last game cut short)."""
     from agentos_env_2048.kernels import has_legal_move, move, move_tables, new_board, seed_states, spawn
-    from agentos_policy_ntuple._search import new_generation, new_table, search_action
-    from agentos_policy_ntuple.network import bounds_array
+    from agentos_policy_ntuple.network import bounds_array, new_generation, new_table, search_action
 
     tables, table, states = move_tables(), new_table(20), seed_states(1, 1)
     net, size, bounds = policy.network, policy.layout.size, bounds_array(())

@@ -10,6 +10,7 @@ greedy 1-ply test games on unseen seeds (``play_games``, rng seed 1,000,000).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -27,7 +28,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=170.0)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--recipes", nargs="+", default=["td0", "preset"], choices=sorted(RECIPES))
+    parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    result: dict[str, dict] = {}
     from agentos_env_2048.kernels import move_tables, seed_states
     from agentos_policy_ntuple import NTuplePolicy
     from agentos_policy_ntuple.network import play_games
@@ -47,9 +50,15 @@ def main() -> None:
             games += trainer.train(policy, None, steps=200_000)
         scores, tops = np.zeros(args.games, np.int64), np.zeros(args.games, np.int64)
         play_games(seed_states(10**6, args.games), 1, policy.network, move_tables(), scores, tops)
+        result[name] = {"games": games, "seconds": time.time() - start, "test_games": args.games,
+                        "mean_score": float(scores.mean()),
+                        "reached": {str(1 << e): float(np.mean(tops >= e)) for e in (11, 12, 13, 14)}}
         rates = ", ".join(f"{1 << e}: {np.mean(tops >= e):.1%}" for e in (11, 12, 13, 14))
         print(f"{name}: {games:,} games in {time.time() - start:.0f} s; test mean {scores.mean():,.0f} ({rates})",
               flush=True)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(result, out, indent=1)
 
 
 if __name__ == "__main__":

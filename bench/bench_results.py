@@ -76,8 +76,7 @@ def train(work: str, games: int) -> tuple[str, str]:
 def bench_evaluate(agent: str, run: str, games: int, reps: int) -> dict:
     import numpy as np
     from agentos.api import evaluate
-    from agentos_env_2048._kernels import seed_states
-    from agentos_env_2048.kernels import move_tables
+    from agentos_env_2048.kernels import move_tables, seed_states
     from agentos_policy_ntuple import NTuplePolicy
     from agentos_policy_ntuple.network import play_games
     from gymnasium import spaces
@@ -236,11 +235,19 @@ def bench_install(trained_wheel: str, index: str, wheelhouse: str, reps: int, wo
 
 
 def bench_isolated(index: str, games: int) -> dict:
-    from agentos.results import _isolated
+    """``agentos evaluate --isolated``: the fresh venv's setup (until it says it is ready), then the games."""
+    from agentos.results import evaluate
 
-    record = _isolated.evaluate_in_venv(NAME, "2048", games, 0, index_url=index)
-    return {"setup_s": _isolated.LAST_TIMES["setup"], "evaluate_s": _isolated.LAST_TIMES["evaluate"],
-            "mean_score": record["mean"]}
+    ready = []
+
+    def echo(line: str) -> None:
+        if line.startswith("fresh venv ready"):
+            ready.append(time.perf_counter())
+
+    started = time.perf_counter()
+    record = evaluate(NAME, environment="2048", episodes=games, seed=0, index_url=index, isolated=True, echo=echo)
+    setup = ready[0] - started
+    return {"setup_s": setup, "evaluate_s": time.perf_counter() - started - setup, "mean_score": record["mean"]}
 
 
 def main() -> int:

@@ -243,8 +243,8 @@ def replay_master(checkpoint: str, path: str, seed: int, every: int, quantize: s
     import tempfile
 
     from agentos.plugin_api import record_episodes
-    from agentos.results._weights import check_weights, dequantized
-    from agentos.results._weights import quantize as quantize_weights
+    from agentos.results import check_weights, dequantized
+    from agentos.results import quantize as quantize_weights
     from agentos_env_2048 import Game2048Env
     from agentos_policy_ntuple import NTuplePolicy
 

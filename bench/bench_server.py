@@ -86,8 +86,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from agentos.registry import publish
-    from agentos.registry._remote import upload_file
+    from agentos.registry import publish, upload_file
     from agentos.registry.server import TokenStore
 
     agentos = os.path.join(os.path.dirname(sys.executable), "agentos")

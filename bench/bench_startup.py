@@ -55,6 +55,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-targets", action="store_true",
+                        help="exit 0 even when a ratio misses its target (smoke runs: one short round is noise)")
     args = parser.parse_args()
     commands = command_lines()
     for cmd in commands.values():  # warm the OS cache and agentos' component cache
@@ -89,7 +91,7 @@ def main() -> int:
         for name, mods in leaks.items():
             print(f"{name}: imports {', '.join(mods) if mods else 'no heavy or plugin module'}")
     ok = all(r <= 1.3 for r in result["ratio_to_baseline"].values()) and not any(leaks.values())
-    return 0 if ok else 1
+    return 0 if ok or args.no_targets else 1
 
 
 if __name__ == "__main__":

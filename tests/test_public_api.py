@@ -95,6 +95,39 @@ def test_no_distribution_imports_another_ones_private_modules():
     assert not problems, "private modules of another distribution (use the public API):\n" + "\n".join(problems)
 
 
+#: A private first-party module named in a string (``importlib.import_module("agentos._x")``, code run by
+#: ``python -c``): the AST check sees only import statements.
+PRIVATE_IN_TEXT = re.compile(r"\b(?:agentos|acr|agentos_[a-z0-9_]+)(?:\.[a-z0-9_]+)*\._[a-z]\w*")
+
+
+def private_names_in_strings(source: str) -> list[str]:
+    """``line: name`` for each string constant of ``source`` that names a first-party private module."""
+    found = [(node.lineno, match) for node in ast.walk(ast.parse(source))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             for match in PRIVATE_IN_TEXT.findall(node.value)]
+    return [f"{line}: {match}" for line, match in sorted(found)]
+
+
+def test_benchmarks_use_public_names_only():
+    """A bench script belongs to no distribution: a private name it imports (at the top, inside a function,
+    or in a string it imports or runs) may change in any release and silently break the figure it made."""
+    first_party = set().union(*(packages for _, packages in distributions().values()))
+    problems, scripts = [], sorted((ROOT / "bench").glob("*.py"))
+    for path in scripts:
+        source = path.read_text(encoding="utf-8")
+        problems += [f"{path.name}:{p}" for p in private_imports(source, set(), first_party)]
+        problems += [f"{path.name}:{p}" for p in private_names_in_strings(source)]
+    assert len(scripts) > 20
+    assert not problems, "bench scripts use private names (make them public, documented):\n" + "\n".join(problems)
+
+
+def test_the_string_check_finds_private_modules_and_passes_their_public_twins():
+    hostile = 'importlib.import_module("agentos_trainer_td._td")\ncode = "from agentos.results._weights import x"\n'
+    assert private_names_in_strings(hostile) == ["1: agentos_trainer_td._td", "2: agentos.results._weights"]
+    valid = 'importlib.import_module("agentos_trainer_td.kernels")\ncode = "from agentos.results import quantize"\n'
+    assert private_names_in_strings(valid) == []
+
+
 FIRST_PARTY = {"agentos", "acr", "agentos_env_2048", "agentos_policy_ntuple"}
 
 
@@ -134,7 +167,9 @@ from agentos.plugin_api import RunRecord, agent_ini_path, find_agent_ini, AGENT_
 from agentos.experiments import DaskExecutor, ProcessPool, process_pool, agent_ini_text, load_preset
 import agentos_env_2048.kernels as kernels
 import agentos_policy_ntuple.network as network
-for module in (api, kernels, network):
+import agentos_trainer_td.kernels as td_kernels
+import agentos_academy, agentos.results, agentos.registry
+for module in (api, kernels, network, td_kernels, agentos_academy, agentos.results, agentos.registry):
     missing = [name for name in module.__all__ if not hasattr(module, name)]
     assert not missing, (module.__name__, missing)
 board = kernels.board_from_cells([[1, 1, 0, 0], [0] * 4, [0] * 4, [0] * 4])

@@ -27,6 +27,7 @@ _LAZY = {
     "install": "._install",
     "uninstall": "._uninstall",
     "init_venv": "._venv",
+    "upload_file": "._remote",
 }
 
 __all__ = sorted(_LAZY)

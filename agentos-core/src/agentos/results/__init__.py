@@ -4,7 +4,9 @@ Public API: :func:`evaluate` (test episodes on stated seeds, a ``results.json`` 
 :func:`evaluate_many` (several policies, on a Dask cluster with ``scheduler``), :func:`publish_run`
 (a run's policy as ``agentos-policy-<name>``, evaluated, published), :func:`trained_policy` and
 :func:`build_policy` (what a trained package's entry point calls), :func:`make_record` and
-:data:`FORMAT`. Names are imported on first use.
+:data:`FORMAT`; weights files (safetensors, read bounded): :func:`check_weights` (the header checked
+before any tensor is read), :func:`quantize` (float tensors as float16 or block-scaled int8) and
+:func:`dequantized` (a quantized file back in its original dtypes). Names are imported on first use.
 """
 
 from .._lazy import lazy_attributes
@@ -17,6 +19,9 @@ _LAZY = {
     "build_policy": "._trained",
     "make_record": "._record",
     "FORMAT": "._record",
+    "check_weights": "._weights",
+    "quantize": "._weights",
+    "dequantized": "._weights",
 }
 
 __all__ = sorted(_LAZY)

@@ -12,4 +12,4 @@ parse settings without ``int()``'s silent truncation (public in 1.2.1, used by a
 from agentos_policy_ntuple._policy import MAX_CACHE_BITS, MAX_WEIGHTS, NTuplePolicy, real_number, whole_number
 
 __all__ = ["MAX_CACHE_BITS", "MAX_WEIGHTS", "NTuplePolicy", "real_number", "whole_number"]
-__version__ = "1.2.3"
+__version__ = "1.2.4"

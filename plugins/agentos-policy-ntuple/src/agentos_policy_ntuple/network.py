@@ -28,6 +28,12 @@ in one symmetry of a board (offsets included), written out; :func:`value_at` and
 making a slice); :func:`best_actions` → that move for each of N boards (0 when none is legal);
 :func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
 returns the number of moves made.
+Search with a transposition table (public since 1.2.4)
+    :func:`new_table` makes a :class:`Table` of ``2 ** bits`` slots and :func:`new_generation` empties
+    it in O(1) (after the weights changed); :func:`search_action` is the policy's own move choice:
+    expectimax of ``depth`` move layers over a (multi-stage) network of ``size`` weights a stage with
+    ``bounds``, memoised in ``table``, on the board with tiles downgraded from exponent ``threshold``
+    (0: never), -1 when no move is legal.
 Multi-stage networks (added in 1.1)
     :func:`parse_stage_tiles` reads ``"16384"`` into exponents; :func:`bounds_array` makes the int64
     array the kernels take; :func:`stage_of` is how many bounds a board's largest tile reaches;
@@ -52,7 +58,15 @@ from agentos_policy_ntuple._network import (
     value_at,
     weight_indices,
 )
-from agentos_policy_ntuple._search import best_action, best_actions, play_games
+from agentos_policy_ntuple._search import (
+    Table,
+    best_action,
+    best_actions,
+    new_generation,
+    new_table,
+    play_games,
+    search_action,
+)
 from agentos_policy_ntuple._stages import (
     bounds_array,
     parse_stage_tiles,
@@ -66,6 +80,7 @@ from agentos_policy_ntuple._stages import (
 __all__ = [
     "DEFAULT_TUPLES",
     "Layout",
+    "Table",
     "add",
     "add_at",
     "best_action",
@@ -74,9 +89,12 @@ __all__ = [
     "default_indices",
     "make_layout",
     "network",
+    "new_generation",
+    "new_table",
     "parse_stage_tiles",
     "parse_tuples",
     "play_games",
+    "search_action",
     "stage_base",
     "stage_network",
     "stage_of",

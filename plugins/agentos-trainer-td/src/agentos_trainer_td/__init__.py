@@ -3,4 +3,4 @@
 from agentos_trainer_td._trainer import TDTrainer
 
 __all__ = ["TDTrainer"]
-__version__ = "1.5.2"
+__version__ = "1.5.3"
