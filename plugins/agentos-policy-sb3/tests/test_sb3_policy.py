@@ -42,7 +42,7 @@ def test_checkpoint_is_weights_only_and_restores_the_algorithm(tmp_path):
 def test_settings_are_checked():
     space = gymnasium.spaces.Discrete(2)
     with pytest.raises(ValueError, match="algorithm must be"):
-        SB3Policy(space, space, algorithm="SAC")
+        SB3Policy(space, space, algorithm="HER")
     with pytest.raises(ValueError, match="device must be"):
         SB3Policy(space, space, device="gpu")
     with pytest.raises(ValueError, match="net_arch"):
@@ -111,7 +111,10 @@ def test_safetensors_that_do_not_fit_are_refused_beside_a_valid_twin(tmp_path):
     nan = {k: (v * float("nan") if v.is_floating_point() else v) for k, v in state.items()}
     cases = [
         (variant("nometa.safetensors", state, {}), "lacks the settings"),
-        (variant("alg.safetensors", state, {**meta, "algorithm": '"SAC"'}), "not an sb3 policy checkpoint"),
+        (variant("alg.safetensors", state, {**meta, "algorithm": '"HER"'}), "not an sb3 policy checkpoint"),
+        (variant("sac.safetensors", state, {**meta, "algorithm": '"SAC"'}), "SAC acts in Box"),
+        (variant("kw.safetensors", state, {**meta, "policy_kwargs": '{"activation_fn": "os.system"}'}),
+         "activation_fn"),
         (variant("arch.safetensors", state, {**meta, "net_arch": "[99999999]"}), "short list of layer sizes"),
         (variant("act.safetensors", state, {**meta, "activation": '"os.system"'}), "activation"),
         (variant("nan.safetensors", nan, meta), "non-finite"),
