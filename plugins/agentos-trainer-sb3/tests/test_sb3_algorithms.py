@@ -4,6 +4,8 @@ policy_kwargs are checked plain data; MaskablePPO obeys action masks; RecurrentP
 
 from __future__ import annotations
 
+import json
+
 import gymnasium
 import numpy as np
 import pytest
@@ -18,8 +20,8 @@ CASES = [  # algorithm, task, trainer settings, policy_kwargs
     ("A2C", "CartPole-v1", {"n_steps": 8}, SMALL_NET),
     ("DQN", "CartPole-v1", {**OFF_POLICY, "target_update_interval": 50}, SMALL_NET),
     ("SAC", "Pendulum-v1", OFF_POLICY, SMALL_NET),
-    ("TD3", "Pendulum-v1", OFF_POLICY, SMALL_NET),
-    ("DDPG", "Pendulum-v1", OFF_POLICY, SMALL_NET),
+    ("TD3", "Pendulum-v1", {**OFF_POLICY, "action_noise": "normal_0.1"}, SMALL_NET),
+    ("DDPG", "Pendulum-v1", {**OFF_POLICY, "action_noise": "ornstein_uhlenbeck_0.2"}, SMALL_NET),
     ("QRDQN", "CartPole-v1", {**OFF_POLICY, "target_update_interval": 50}, {**SMALL_NET, "n_quantiles": 5}),
     ("TQC", "Pendulum-v1", OFF_POLICY, {**SMALL_NET, "n_quantiles": 5, "n_critics": 2}),
     ("TRPO", "Pendulum-v1", {"n_steps": 64, "batch_size": 32, "n_critic_updates": 1}, SMALL_NET),
@@ -55,6 +57,8 @@ def test_every_algorithm_trains_and_its_saved_policy_plays(algorithm, task, sett
     assert trainer.steps_taken == model.num_timesteps == (800 if algorithm == "ARS" else 200)
     assert type(model).__name__ == algorithm and policy.net is model.policy
     assert policy.algorithm == algorithm and policy.network.startswith("Mlp") and policy.kwargs == kwargs
+    if "action_noise" in settings:
+        assert type(model.action_noise).__name__ in ("NormalActionNoise", "OrnsteinUhlenbeckActionNoise")
     path = str(tmp_path / "w.safetensors")
     policy.save_safetensors(path)
     fresh = SB3Policy(env.observation_space, env.action_space, device="cpu")
@@ -203,9 +207,55 @@ def test_policy_kwargs_are_allowlisted_plain_data_beside_a_valid_twin():
 def test_unknown_keywords_and_unfit_spaces_are_one_line():
     with pytest.raises(ValueError, match=r"SAC has no hyperparameter 'n_epochs' \(accepted: learning_rate, buffer"):
         SB3Trainer(algorithm="SAC", n_epochs=32)
+    with pytest.raises(ValueError, match="TD3 has no hyperparameter 'replay_buffer_class'"):
+        SB3Trainer(algorithm="TD3", replay_buffer_class="builtins.eval")  # keywords that take live objects
+    with pytest.raises(ValueError, match="action_noise must be normal_SIGMA"):
+        SB3Trainer(algorithm="TD3", action_noise="numpy.random.normal")
+    assert SB3Trainer(algorithm="TD3", action_noise="normal_0.3").hyperparameters["action_noise"] == "normal_0.3"
     with pytest.raises(ValueError, match="HER is not offered"):
         SB3Trainer(algorithm="HER")
     cartpole = gymnasium.make("CartPole-v1")
     with pytest.raises(ValueError, match="SAC acts in Box action spaces, not this environment's Discrete"):
         policy = SB3Policy(cartpole.observation_space, cartpole.action_space)
         SB3Trainer(algorithm="SAC").train(policy, cartpole, steps=8)
+
+
+SAC_PENDULUM = """\
+[environment]
+default = gymnasium
+[policy]
+default = sb3
+[trainer]
+default = sb3
+[environment.gymnasium]
+package = agentos-env-gymnasium
+id = Pendulum-v1
+[policy.sb3]
+package = agentos-policy-sb3
+device = cpu
+[trainer.sb3]
+package = agentos-trainer-sb3
+algorithm = SAC
+learning_starts = 50
+batch_size = 16
+train_freq = 4
+policy_kwargs = '{"net_arch": {"pi": [16], "qf": [16]}, "activation_fn": "ACTIVATION"}'
+"""
+
+
+def test_agentos_train_sac_from_agent_ini_then_run_the_checkpoint(tmp_path, monkeypatch, capsys):
+    """Through the CLI: policy_kwargs as JSON in agent.ini; the run's checkpoint plays; a dotted activation is
+    one line and a non-zero exit beside it."""
+    from agentos.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent.ini").write_text(SAC_PENDULUM.replace("ACTIVATION", "relu"))
+    assert main(["train", "250", "--steps", "--seed", "0", "--quiet"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    assert json.loads((run / "run.json").read_text())["summary"]["steps_taken"] == 250
+    assert main(["run", "--from-run", run.name, "--episodes", "1", "--seed", "1"]) == 0
+    assert "cannot load" not in capsys.readouterr().err
+    (tmp_path / "agent.ini").write_text(SAC_PENDULUM.replace("ACTIVATION", "torch.nn.ReLU"))
+    assert main(["train", "50", "--steps", "--quiet"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "activation_fn must be one of tanh" in err and len(err.splitlines()) == 1 and "Traceback" not in err

@@ -238,6 +238,8 @@ class SB3Policy(Policy):
         algorithm, net_arch, activation = settings["algorithm"], settings.get("net_arch"), settings.get("activation")
         if settings["format"] != FORMAT or algorithm not in ALGORITHMS:
             raise ValueError(f"{path} is not an sb3 policy checkpoint")
+        if "policy_kwargs" in settings:  # net_arch and activation repeat two of them, checked with them
+            net_arch = activation = None
         if activation is not None and activation not in ACTIVATIONS:
             raise ValueError(f"{path}: activation {str(activation)[:20]!r} is not one of {', '.join(ACTIVATIONS)}")
         if net_arch is not None and not (isinstance(net_arch, list) and len(net_arch) <= 16

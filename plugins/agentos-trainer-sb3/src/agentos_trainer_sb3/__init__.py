@@ -9,6 +9,7 @@ means a schedule falling linearly from 0.001 to 0 over the ``--steps`` budget.
   RecurrentPPO, MaskablePPO, ARS, CrossQ (HER is not offered: it needs goal-conditioned environments).
 * ``network``: the SB3 policy class (MlpPolicy, CnnPolicy, MultiInputPolicy...; default: chosen
   from the observation space by the policy).
+* ``action_noise`` (TD3, DDPG, SAC...): ``normal_0.1`` or ``ornstein_uhlenbeck_0.1`` (the sigma).
 * ``policy_kwargs``: a JSON object of allowlisted plain data (``agentos_policy_sb3.check_policy_kwargs``).
 * ``n_envs``: environments stepped together (default 1). Copies are made with ``gymnasium.make``
   from the agent's environment's ``spec`` (else with ``copy.deepcopy``).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 
 from agentos import Trainer
 from agentos_policy_sb3 import algorithm_class, check_policy_kwargs
@@ -31,7 +33,9 @@ from ._masks import masked
 __all__ = ["SB3Trainer", "linear_schedule"]
 
 OWN = {"algorithm", "n_envs", "vec_env", "seed", "verbose"}
-RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log"}
+#: keywords that take live objects (classes, callables): never from settings (action_noise has its own form)
+RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log", "replay_buffer_class",
+            "replay_buffer_kwargs", "rollout_buffer_class", "rollout_buffer_kwargs"}
 
 
 class linear_schedule:  # noqa: N801 - used like a function, picklable like a class
@@ -45,6 +49,20 @@ class linear_schedule:  # noqa: N801 - used like a function, picklable like a cl
 
     def __repr__(self) -> str:
         return f"lin_{self.initial}"
+
+
+_NOISE = re.compile(r"^(normal|ornstein_uhlenbeck)_(\d+(\.\d*)?|\.\d+)$")
+
+
+def _action_noise(text: str, action_space):
+    """``normal_0.1`` / ``ornstein_uhlenbeck_0.1``: SB3's action noise with that sigma on every action."""
+    import numpy as np
+    from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+
+    kind, sigma = _NOISE.match(text).group(1, 2)
+    shape = action_space.shape
+    noise = NormalActionNoise if kind == "normal" else OrnsteinUhlenbeckActionNoise
+    return noise(mean=np.zeros(shape), sigma=float(sigma) * np.ones(shape))
 
 
 def _schedule(value):
@@ -78,6 +96,9 @@ class SB3Trainer(Trainer):
         self.seed, self.verbose = seed, int(verbose)
         self.hyperparameters = {k: _schedule(v) for k, v in hyperparameters.items()}
         self._check_hyperparameters()
+        noise = self.hyperparameters.get("action_noise")
+        if noise is not None and not (isinstance(noise, str) and _NOISE.match(noise)):
+            raise ValueError(f"action_noise must be normal_SIGMA or ornstein_uhlenbeck_SIGMA, not {str(noise)[:40]!r}")
         self.model = None
         self._model_net = None
         self.steps_taken = 0
@@ -88,6 +109,10 @@ class SB3Trainer(Trainer):
         for key in self.hyperparameters:
             if key in RESERVED or key not in accepted:
                 raise ValueError(f"{self.algorithm} has no hyperparameter {key!r} (accepted: {', '.join(accepted)})")
+
+    def _noise(self, environment) -> dict:
+        noise = self.hyperparameters.get("action_noise")
+        return {} if noise is None else {"action_noise": _action_noise(noise, environment.action_space)}
 
     def _copies(self, environment) -> list:
         envs = [environment]
@@ -139,7 +164,7 @@ class SB3Trainer(Trainer):
                 device=policy.device,
                 seed=seed,
                 verbose=self.verbose,
-                **self.hyperparameters,
+                **{**self.hyperparameters, **self._noise(environment)},
             )
             if getattr(model, "use_sde", False):  # on-policy algorithms hand use_sde to the network themselves
                 policy.adopt_extras({"use_sde": True})
