@@ -25,7 +25,7 @@ from ._networks import (
     choose_network,
 )
 
-__all__ = ["ACTIVATIONS", "ALGORITHMS", "SB3Policy", "algorithm_class", "check_policy_kwargs"]
+__all__ = ["ACTIVATIONS", "ALGORITHMS", "SB3Policy", "algorithm_class", "canonical_algorithm", "check_policy_kwargs"]
 
 FORMAT = "agentos-sb3/1"
 

@@ -24,8 +24,7 @@ import inspect
 import re
 
 from agentos import Trainer
-from agentos_policy_sb3 import algorithm_class, check_policy_kwargs
-from agentos_policy_sb3._networks import canonical_algorithm
+from agentos_policy_sb3 import algorithm_class, canonical_algorithm, check_policy_kwargs
 
 from ._ars import heed_callbacks
 from ._masks import masked
