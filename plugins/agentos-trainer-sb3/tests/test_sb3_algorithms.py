@@ -17,6 +17,7 @@ OFF_POLICY = {"learning_starts": 50, "batch_size": 16, "train_freq": 8, "buffer_
 SMALL_NET = {"net_arch": [16]}
 CASES = [  # algorithm, task, trainer settings, policy_kwargs
     ("PPO", "CartPole-v1", {"n_steps": 64, "batch_size": 32, "n_epochs": 1}, SMALL_NET),
+    ("PPO", "Pendulum-v1", {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "use_sde": True}, SMALL_NET),
     ("A2C", "CartPole-v1", {"n_steps": 8}, SMALL_NET),
     ("DQN", "CartPole-v1", {**OFF_POLICY, "target_update_interval": 50}, SMALL_NET),
     ("SAC", "Pendulum-v1", OFF_POLICY, SMALL_NET),
@@ -47,7 +48,7 @@ def play(policy, env, seed, steps=30):
     return actions
 
 
-@pytest.mark.parametrize(("algorithm", "task", "settings", "kwargs"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("algorithm", "task", "settings", "kwargs"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_every_algorithm_trains_and_its_saved_policy_plays(algorithm, task, settings, kwargs, tmp_path):
     env = gymnasium.make(task)
     policy = SB3Policy(env.observation_space, env.action_space, device="cpu", seed=0)  # algorithm auto
@@ -56,7 +57,8 @@ def test_every_algorithm_trains_and_its_saved_policy_plays(algorithm, task, sett
     # ARS scores whole episodes of its 2 * n_delta candidates (4 x 200 Pendulum steps) before it stops
     assert trainer.steps_taken == model.num_timesteps == (800 if algorithm == "ARS" else 200)
     assert type(model).__name__ == algorithm and policy.net is model.policy
-    assert policy.algorithm == algorithm and policy.network.startswith("Mlp") and policy.kwargs == kwargs
+    sde = {"use_sde": True} if settings.get("use_sde") else {}  # PPO gives it to its network itself
+    assert policy.algorithm == algorithm and policy.network.startswith("Mlp") and policy.kwargs == {**kwargs, **sde}
     if "action_noise" in settings:
         assert type(model.action_noise).__name__ in ("NormalActionNoise", "OrnsteinUhlenbeckActionNoise")
     path = str(tmp_path / "w.safetensors")
@@ -67,6 +69,9 @@ def test_every_algorithm_trains_and_its_saved_policy_plays(algorithm, task, sett
     for name, tensor in policy.net.state_dict().items():
         assert torch.equal(tensor.cpu(), fresh.net.state_dict()[name])
     assert play(fresh, env, seed=1) == play(policy, env, seed=1)
+    loaded = fresh.net
+    fresh.adopt_algorithm(algorithm, None, kwargs)  # training on from the checkpoint (train --from-run) keeps it
+    assert fresh.net is loaded
 
 
 def test_ars_heeds_an_episode_count_at_the_end_of_its_update():

@@ -123,6 +123,8 @@ class SB3Policy(Policy):
                 raise ValueError(f"policy_kwargs {key} is {kwargs[key]} in the policy's settings, "
                                  f"{value} in the trainer's")
             kwargs[key] = value
+        if "use_sde" in self.kwargs and algorithm == self.algorithm:  # given by the algorithm (adopt_extras)
+            kwargs.setdefault("use_sde", self.kwargs["use_sde"])
         chosen = choose_network(algorithm, self.observation_space, self.network_setting or network)
         check_policy_kwargs(kwargs, algorithm, chosen)
         if self.net is not None and (self.algorithm, self.network, self.kwargs) != (algorithm, chosen, kwargs):
