@@ -123,3 +123,29 @@ def test_safetensors_that_do_not_fit_are_refused_beside_a_valid_twin(tmp_path):
     for path, message in cases:
         with pytest.raises(ValueError, match=message):
             SB3Policy(env.observation_space, env.action_space).load_safetensors(path)
+
+
+def test_safetensors_written_before_1_3_still_load(tmp_path):
+    """policy-sb3 up to 1.2 wrote algorithm, net_arch and activation only (published packages hold such files)."""
+    from safetensors.torch import load_file, save_file
+
+    env = gymnasium.make("CartPole-v1")
+    policy = SB3Policy(env.observation_space, env.action_space, algorithm="PPO", net_arch=[8], activation="relu")
+    path = str(tmp_path / "old.safetensors")
+    meta = {"format": '"agentos-sb3/1"', "algorithm": '"PPO"', "net_arch": "[8]", "activation": '"relu"'}
+    save_file(load_file_of(policy, tmp_path), path, metadata=meta)
+    fresh = SB3Policy(env.observation_space, env.action_space)
+    fresh.load_safetensors(path)
+    assert (fresh.algorithm, fresh.network) == ("PPO", "MlpPolicy")
+    assert fresh.kwargs == {"net_arch": [8], "activation_fn": "relu"}
+    for seed in range(10):
+        obs, _ = env.reset(seed=seed)
+        assert fresh.decide(obs) == policy.decide(obs)
+    assert load_file(path).keys() == fresh.net.state_dict().keys()
+
+
+def load_file_of(policy, tmp_path):
+    from safetensors.torch import load_file
+
+    policy.save_safetensors(str(tmp_path / "new.safetensors"))
+    return load_file(str(tmp_path / "new.safetensors"))
