@@ -42,7 +42,7 @@ def test_checkpoint_is_weights_only_and_restores_the_algorithm(tmp_path):
 def test_settings_are_checked():
     space = gymnasium.spaces.Discrete(2)
     with pytest.raises(ValueError, match="algorithm must be"):
-        SB3Policy(space, space, algorithm="SAC")
+        SB3Policy(space, space, algorithm="HER")
     with pytest.raises(ValueError, match="device must be"):
         SB3Policy(space, space, device="gpu")
     with pytest.raises(ValueError, match="net_arch"):
@@ -111,7 +111,10 @@ def test_safetensors_that_do_not_fit_are_refused_beside_a_valid_twin(tmp_path):
     nan = {k: (v * float("nan") if v.is_floating_point() else v) for k, v in state.items()}
     cases = [
         (variant("nometa.safetensors", state, {}), "lacks the settings"),
-        (variant("alg.safetensors", state, {**meta, "algorithm": '"SAC"'}), "not an sb3 policy checkpoint"),
+        (variant("alg.safetensors", state, {**meta, "algorithm": '"HER"'}), "not an sb3 policy checkpoint"),
+        (variant("sac.safetensors", state, {**meta, "algorithm": '"SAC"'}), "SAC acts in Box"),
+        (variant("kw.safetensors", state, {**meta, "policy_kwargs": '{"activation_fn": "os.system"}'}),
+         "activation_fn"),
         (variant("arch.safetensors", state, {**meta, "net_arch": "[99999999]"}), "short list of layer sizes"),
         (variant("act.safetensors", state, {**meta, "activation": '"os.system"'}), "activation"),
         (variant("nan.safetensors", nan, meta), "non-finite"),
@@ -120,3 +123,29 @@ def test_safetensors_that_do_not_fit_are_refused_beside_a_valid_twin(tmp_path):
     for path, message in cases:
         with pytest.raises(ValueError, match=message):
             SB3Policy(env.observation_space, env.action_space).load_safetensors(path)
+
+
+def test_safetensors_written_before_1_3_still_load(tmp_path):
+    """policy-sb3 up to 1.2 wrote algorithm, net_arch and activation only (published packages hold such files)."""
+    from safetensors.torch import load_file, save_file
+
+    env = gymnasium.make("CartPole-v1")
+    policy = SB3Policy(env.observation_space, env.action_space, algorithm="PPO", net_arch=[8], activation="relu")
+    path = str(tmp_path / "old.safetensors")
+    meta = {"format": '"agentos-sb3/1"', "algorithm": '"PPO"', "net_arch": "[8]", "activation": '"relu"'}
+    save_file(load_file_of(policy, tmp_path), path, metadata=meta)
+    fresh = SB3Policy(env.observation_space, env.action_space)
+    fresh.load_safetensors(path)
+    assert (fresh.algorithm, fresh.network) == ("PPO", "MlpPolicy")
+    assert fresh.kwargs == {"net_arch": [8], "activation_fn": "relu"}
+    for seed in range(10):
+        obs, _ = env.reset(seed=seed)
+        assert fresh.decide(obs) == policy.decide(obs)
+    assert load_file(path).keys() == fresh.net.state_dict().keys()
+
+
+def load_file_of(policy, tmp_path):
+    from safetensors.torch import load_file
+
+    policy.save_safetensors(str(tmp_path / "new.safetensors"))
+    return load_file(str(tmp_path / "new.safetensors"))

@@ -62,7 +62,7 @@ def test_bad_settings_are_clear():
     with pytest.raises(ValueError, match="PPO has no hyperparameter 'n_step'"):
         SB3Trainer(n_step=32)
     with pytest.raises(ValueError, match="algorithm must be"):
-        SB3Trainer(algorithm="TRPO")
+        SB3Trainer(algorithm="HER")
     env = gymnasium.make("CartPole-v1")
     policy = SB3Policy(env.observation_space, env.action_space, algorithm="DQN", device="cpu")
     with pytest.raises(ValueError, match="set to DQN but the trainer runs PPO"):

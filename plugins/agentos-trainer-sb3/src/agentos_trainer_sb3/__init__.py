@@ -1,11 +1,16 @@
-"""Train the ``sb3`` policy with stable-baselines3: PPO, A2C or DQN, hyperparameters from agent.ini.
+"""Train the ``sb3`` policy with stable-baselines3 or sb3-contrib, hyperparameters from agent.ini.
 
 Every setting other than the ones below goes to the algorithm's constructor (``learning_rate``,
 ``n_steps``, ``batch_size``, ``gamma``, ``gae_lambda``, ``n_epochs``, ``ent_coef``, ``clip_range``...;
-unknown names are a clear error). As in rl-baselines3-zoo, ``lin_0.001`` means a schedule falling
-linearly from 0.001 to 0 over the ``--steps`` budget.
+unknown names are a clear error naming the accepted ones). As in rl-baselines3-zoo, ``lin_0.001``
+means a schedule falling linearly from 0.001 to 0 over the ``--steps`` budget.
 
-* ``algorithm``: PPO (default), A2C or DQN.
+* ``algorithm``: PPO (default), A2C, DQN, SAC, TD3, DDPG, or sb3-contrib's QRDQN, TQC, TRPO,
+  RecurrentPPO, MaskablePPO, ARS, CrossQ (HER is not offered: it needs goal-conditioned environments).
+* ``network``: the SB3 policy class (MlpPolicy, CnnPolicy, MultiInputPolicy...; default: chosen
+  from the observation space by the policy).
+* ``action_noise`` (TD3, DDPG, SAC...): ``normal_0.1`` or ``ornstein_uhlenbeck_0.1`` (the sigma).
+* ``policy_kwargs``: a JSON object of allowlisted plain data (``agentos_policy_sb3.check_policy_kwargs``).
 * ``n_envs``: environments stepped together (default 1). Copies are made with ``gymnasium.make``
   from the agent's environment's ``spec`` (else with ``copy.deepcopy``).
 * ``vec_env``: ``dummy`` (one process, default) or ``subproc`` (one process per environment).
@@ -16,14 +21,20 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 
 from agentos import Trainer
+from agentos_policy_sb3 import algorithm_class, canonical_algorithm, check_policy_kwargs
+
+from ._ars import heed_callbacks
+from ._masks import masked
 
 __all__ = ["SB3Trainer", "linear_schedule"]
 
-ALGORITHMS = ("PPO", "A2C", "DQN")
 OWN = {"algorithm", "n_envs", "vec_env", "seed", "verbose"}
-RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log"}
+#: keywords that take live objects (classes, callables): never from settings (action_noise has its own form)
+RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log", "replay_buffer_class",
+            "replay_buffer_kwargs", "rollout_buffer_class", "rollout_buffer_kwargs"}
 
 
 class linear_schedule:  # noqa: N801 - used like a function, picklable like a class
@@ -39,6 +50,20 @@ class linear_schedule:  # noqa: N801 - used like a function, picklable like a cl
         return f"lin_{self.initial}"
 
 
+_NOISE = re.compile(r"^(normal|ornstein_uhlenbeck)_(\d+(\.\d*)?|\.\d+)$")
+
+
+def _action_noise(text: str, action_space):
+    """``normal_0.1`` / ``ornstein_uhlenbeck_0.1``: SB3's action noise with that sigma on every action."""
+    import numpy as np
+    from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+
+    kind, sigma = _NOISE.match(text).group(1, 2)
+    shape = action_space.shape
+    noise = NormalActionNoise if kind == "normal" else OrnsteinUhlenbeckActionNoise
+    return noise(mean=np.zeros(shape), sigma=float(sigma) * np.ones(shape))
+
+
 def _schedule(value):
     if isinstance(value, str) and value.startswith("lin_"):
         return linear_schedule(float(value[4:]))
@@ -46,7 +71,7 @@ def _schedule(value):
 
 
 class SB3Trainer(Trainer):
-    """stable-baselines3 PPO/A2C/DQN on the agent's environment, into the ``sb3`` policy."""
+    """A stable-baselines3 or sb3-contrib algorithm on the agent's environment, into the ``sb3`` policy."""
 
     def __init__(
         self,
@@ -55,11 +80,13 @@ class SB3Trainer(Trainer):
         vec_env: str = "dummy",
         seed: int | None = None,
         verbose: int = 0,
+        network: str = "auto",
+        policy_kwargs=None,
         **hyperparameters,
     ):
-        algorithm = str(algorithm).upper()
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+        algorithm = canonical_algorithm(algorithm)
+        self.network = None if str(network).lower() == "auto" else str(network)
+        self.policy_kwargs = check_policy_kwargs(policy_kwargs)
         if int(n_envs) < 1:
             raise ValueError(f"n_envs must be at least 1, got {n_envs}")
         if vec_env not in ("dummy", "subproc"):
@@ -68,18 +95,23 @@ class SB3Trainer(Trainer):
         self.seed, self.verbose = seed, int(verbose)
         self.hyperparameters = {k: _schedule(v) for k, v in hyperparameters.items()}
         self._check_hyperparameters()
+        noise = self.hyperparameters.get("action_noise")
+        if noise is not None and not (isinstance(noise, str) and _NOISE.match(noise)):
+            raise ValueError(f"action_noise must be normal_SIGMA or ornstein_uhlenbeck_SIGMA, not {str(noise)[:40]!r}")
         self.model = None
         self._model_net = None
         self.steps_taken = 0
 
     def _check_hyperparameters(self) -> None:
-        import stable_baselines3
-
-        cls = getattr(stable_baselines3, self.algorithm)
+        cls = algorithm_class(self.algorithm)
         accepted = [n for n in inspect.signature(cls.__init__).parameters if n not in RESERVED | {"self", "kwargs"}]
         for key in self.hyperparameters:
             if key in RESERVED or key not in accepted:
                 raise ValueError(f"{self.algorithm} has no hyperparameter {key!r} (accepted: {', '.join(accepted)})")
+
+    def _noise(self, environment) -> dict:
+        noise = self.hyperparameters.get("action_noise")
+        return {} if noise is None else {"action_noise": _action_noise(noise, environment.action_space)}
 
     def _copies(self, environment) -> list:
         envs = [environment]
@@ -101,8 +133,9 @@ class SB3Trainer(Trainer):
             spec = getattr(environment, "spec", None)
             if spec is None:
                 raise ValueError("vec_env = subproc needs an environment made by gymnasium.make (with a spec)")
-            return SubprocVecEnv([_MakeMonitored(spec) for _ in range(self.n_envs)])
-        return DummyVecEnv([(lambda e=e: Monitor(e)) for e in self._copies(environment)])
+            return SubprocVecEnv([_MakeMonitored(spec, self.algorithm == "MaskablePPO") for _ in range(self.n_envs)])
+        mask = self.algorithm == "MaskablePPO"
+        return DummyVecEnv([(lambda e=e: Monitor(masked(e) if mask else e)) for e in self._copies(environment)])
 
     def train(self, policy, environment, *, episodes=None, steps=None, seed=None, callback=None):
         """Train for ``steps`` steps, or until ``episodes`` episodes have ended; returns the model.
@@ -110,8 +143,8 @@ class SB3Trainer(Trainer):
         ``steps`` is exact: SB3 is stopped at the first environment step at which ``steps`` steps have been
         taken (all environments together: rounded up to a multiple of ``n_envs``), in the middle of a
         rollout if need be (PPO and A2C learn from whole rollouts only, so the steps of an unfinished
-        last rollout are taken but not learned from). ``steps_taken`` says how many were taken."""
-        import stable_baselines3
+        last rollout are taken but not learned from). ``steps_taken`` says how many were taken. ARS is
+        the exception: it scores whole episodes of each candidate, so it stops at the end of that update."""
         from stable_baselines3.common.callbacks import BaseCallback
 
         if not hasattr(policy, "adopt_algorithm"):
@@ -119,19 +152,21 @@ class SB3Trainer(Trainer):
         if episodes is None and steps is None:
             raise ValueError("give episodes or steps")
         seed = self.seed if seed is None else seed
-        policy.adopt_algorithm(self.algorithm)
+        policy.adopt_algorithm(self.algorithm, self.network, self.policy_kwargs)
         vec = self._vec_env(environment)
         if self.model is None or policy.net is not self._model_net:
-            cls = getattr(stable_baselines3, self.algorithm)
+            cls = algorithm_class(self.algorithm)
             model = cls(
-                "MlpPolicy",
+                policy.network,
                 vec,
                 policy_kwargs=policy.policy_kwargs(),
                 device=policy.device,
                 seed=seed,
                 verbose=self.verbose,
-                **self.hyperparameters,
+                **{**self.hyperparameters, **self._noise(environment)},
             )
+            if getattr(model, "use_sde", False):  # on-policy algorithms hand use_sde to the network themselves
+                policy.adopt_extras({"use_sde": True})
             if policy.net is not None:
                 model.policy.load_state_dict(policy.net.state_dict())
             self.model = model
@@ -146,28 +181,35 @@ class SB3Trainer(Trainer):
         trainer = self
 
         class Episodes(BaseCallback):
-            count = 0
+            count, stopped = 0, False
 
             def _on_training_start(self) -> None:
                 self.start = self.num_timesteps
 
             def _on_step(self) -> bool:
                 trainer.steps_taken = self.num_timesteps - self.start
+                self.stopped = self.stopped or self._stop()
+                return not self.stopped
+
+            def _stop(self) -> bool:
                 for info in self.locals["infos"]:
                     episode = info.get("episode")
                     if episode is not None:
                         self.count += 1
                         if callback is not None and callback(float(episode["r"]), int(episode["l"])) is False:
-                            return False
+                            return True
                         if self.count >= limit:
-                            return False
+                            return True
                 # exactly the budget (rounded up to a multiple of n_envs), not whole rollouts
-                return not (budget is not None and trainer.steps_taken >= budget)
+                return budget is not None and trainer.steps_taken >= budget
 
         total = steps if steps is not None else 10**12
         self.steps_taken = 0
+        if self.algorithm == "ARS":
+            heed_callbacks(self.model)
         try:
             self.model.learn(total_timesteps=total, callback=Episodes(), reset_num_timesteps=reset)
+            self.model.num_timesteps = self.model.__dict__.pop("_agentos_steps", self.model.num_timesteps)
         finally:
             self.model.policy.set_training_mode(False)
         return self.model
@@ -176,11 +218,12 @@ class SB3Trainer(Trainer):
 class _MakeMonitored:
     """A picklable factory for SubprocVecEnv: ``Monitor(gymnasium.make(spec))``."""
 
-    def __init__(self, spec):
-        self.spec = spec
+    def __init__(self, spec, mask: bool = False):
+        self.spec, self.mask = spec, mask
 
     def __call__(self):
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
 
-        return Monitor(gymnasium.make(self.spec))
+        env = gymnasium.make(self.spec)
+        return Monitor(masked(env) if self.mask else env)
