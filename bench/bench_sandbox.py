@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WHEELS = ["agentos-policy-2048-master/agentos_policy_2048_master-2.0.0-py3-none-any.whl",
           "agentos-policy-ntuple/agentos_policy_ntuple-1.2.0-py3-none-any.whl",  # what 2048_master 2.0.0 pins
-          "agentos-policy-cartpole-ppo/agentos_policy_cartpole_ppo-1.0.0-py3-none-any.whl"]
+          "agentos-policy-cartpole-ppo/agentos_policy_cartpole_ppo-1.0.0-py3-none-any.whl",
+          "agentos-policy-sb3/agentos_policy_sb3-1.2.0-py3-none-any.whl"]  # what cartpole_ppo 1.0.0 pins
 CASES = [("2048", "2048_master", 1000, 2), ("gymnasium", "cartpole_ppo", 100, 3)]  # env, policy, full, smoke
 
 

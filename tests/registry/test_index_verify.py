@@ -219,12 +219,25 @@ class Thing(Policy):
 ENDLESS_POLICY = PATCHING_POLICY.replace("return 1", "while True:\n            pass")
 
 
-def _with_pth(wheel: Path) -> Path:
-    """``wheel`` with a top-level ``.pth`` file that imports its module (so patches) at every interpreter start."""
+PLUGIN_PROOF = """
+import os
+try:  # outside the sandbox this would reach the maintainer's files and environment
+    with open({proof!r}, "w") as f:
+        f.write(os.environ.get("AGENTOS_TEST_SECRET", "ran"))
+except OSError:
+    pass
+"""
+
+
+def _with_pth(wheel: Path, proof: Path) -> Path:
+    """``wheel`` with a top-level ``.pth`` file that imports its module (so patches) at every interpreter start,
+    and an ``agentos.plugins`` entry point whose module writes ``proof`` wherever it is loaded."""
     with zipfile.ZipFile(wheel) as zf:
         members = {name: zf.read(name) for name in zf.namelist()}
     info = next(n.split("/")[0] for n in members if n.endswith(".dist-info/METADATA"))
     members["agentos_policy_patcher_hook.pth"] = b"import agentos_policy_patcher\n"
+    members["agentos_policy_patcher/plugin.py"] = PLUGIN_PROOF.format(proof=str(proof)).encode()
+    members[f"{info}/entry_points.txt"] += b"\n[agentos.plugins]\npwn = agentos_policy_patcher.plugin\n"
     lines = []
     for name, data in members.items():
         if not name.endswith("/RECORD"):
@@ -240,12 +253,15 @@ def _with_pth(wheel: Path) -> Path:
 def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is_unverifiable(trained, tmp_path):
     """The patch (at import, and from a .pth file at every interpreter start) lives only in the sandboxed
     policy's venv and process: the verifier's corridor pays honestly (re-run IQM < 100); a policy
-    that never answers ends at the whole verification's deadline (set-up included), stored as unverifiable."""
+    that never answers ends at the whole verification's deadline (set-up included), stored as unverifiable.
+    The package's ``agentos.plugins`` entry point is never loaded outside the sandbox (the fresh venvs'
+    installs import nothing they installed)."""
     index, home, wheel = trained
     with zipfile.ZipFile(wheel) as zf:
         environment = json.loads(zf.read("agentos_policy_walker/results.json"))["environment"]
     claim = {**record([500.0] * 10, policy="patcher"), "environment": environment}
-    patcher = _with_pth(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY))
+    proof = tmp_path / "plugin-ran.txt"
+    patcher = _with_pth(policy_wheel(tmp_path / "p", "patcher", "1.0", claim, code=PATCHING_POLICY), proof)
     publish([str(patcher),
              str(policy_wheel(tmp_path / "e", "endless", "1.0", {**claim, "policy": {**claim["policy"],
                  "name": "endless", "package": "agentos-policy-endless"}}, code=ENDLESS_POLICY))], str(index))
@@ -256,6 +272,7 @@ def test_a_package_that_patches_the_environment_is_flagged_and_one_that_hangs_is
     releases = json.loads((index / "catalogue.json").read_text())["projects"]
     check = releases["agentos-policy-patcher"]["releases"]["1.0"]["results"]["verification"]
     assert check["status"] == "flagged" and check["sandboxed"] is True and check["iqm"] < 100
+    assert not proof.exists()  # the package's plugin module ran nowhere outside the sandbox (set-up included)
 
     started = time.monotonic()
     hung = _agentos("index", "verify", "endless", "--index", index, "--timeout", 150, cwd=home, home=home)

@@ -322,19 +322,26 @@ def test_a_publish_rewrites_only_the_leaderboards_it_concerns_and_check_sees_the
 
 def test_verify_plans_new_seeds_within_what_evaluate_plays(index):
     """A claim whose seeds end at the top of the record's range (2**32 - 1): verify's default new seeds
-    would lie past what agentos evaluate takes, so the plan says so at once (no fresh venv), and names
-    --seed; a --seed below the claim's seeds is planned as asked. Seeds past 2**32 are refused outright."""
+    are secret (drawn with ``secrets``), within what agentos evaluate takes and none of the claim's; a
+    --seed past that range is refused at once (no fresh venv) and a --seed below the claim's seeds is
+    planned as asked. Seeds past 2**32 are refused outright."""
     from agentos.errors import UsageError
     from agentos.registry._index import LocalIndex
-    from agentos.registry._verify import plan, verify
+    from agentos.registry._verify import EVALUATE_SEED_LIMIT, plan, verify
 
     def never(target):
         raise AssertionError("no re-run may start")
 
     top = 2**32 - 40
     _publish(index, "high", "1.0", record(STEADY, policy="high", seed=top))
+    starts = set()
+    for _ in range(5):
+        planned = plan(LocalIndex(str(index)), "high")
+        assert 0 <= planned["seed"] < EVALUATE_SEED_LIMIT and planned["seed"] + planned["episodes"] <= top
+        starts.add(planned["seed"])
+    assert len(starts) > 1  # unpredictable: not one past the claim's seeds, not a fixed start
     with pytest.raises(UsageError, match=r"new seeds would start at 4294967296, outside .*pass --seed S"):
-        verify("high", never, index=str(index))
+        verify("high", never, index=str(index), seed=2**32)
     assert plan(LocalIndex(str(index)), "high", seed=0)["seed"] == 0
     with pytest.raises(PublishError, match=r"seeds\[0\] must be between 0 and 4294967295"):
         _publish(index, "higher", "1.0", record(STEADY, policy="higher", seed=2**32))

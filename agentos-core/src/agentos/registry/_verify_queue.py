@@ -32,7 +32,7 @@ DEFAULT_PER_OWNER = 10
 OUTPUT_TAIL = 16 << 10  # bytes of a verification's output kept (its last line is the reason)
 MAINTAINERS = "(maintainers)"
 ENV_KEEP = {"PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"}
-ENV_KEEP_PREFIXES = ("LC_", "PIP_", "XDG_", "UV_")
+ENV_KEEP_PREFIXES = ("LC_", "PIP_", "XDG_", "UV_", "OMP_", "MKL_", "OPENBLAS_", "NUMBA_")  # threads, BLAS kernels
 
 
 def status_of(release: dict) -> str | None:
@@ -161,7 +161,7 @@ def run_one(
         return None  # yanked or gone since it was queued
     command = [sys.executable, "-m", "agentos", "index", "verify", f"{project}=={version}", "--index", root]
     command += ["--timeout", f"{timeout:g}"]
-    env = {**_passed_on(os.environ), "PYTHONUNBUFFERED": "1"}
+    env = {**passed_on_environ(os.environ), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True,  # its own process group: a kill reaches pip, the venv and the policy
@@ -202,9 +202,9 @@ def run_one(
     return "unverifiable", reason
 
 
-def _passed_on(environ) -> dict:
-    """The server's environment variables a verification gets: where programs, caches and pip's settings
-    are, never the rest (tokens, cloud credentials): the package's code runs in there."""
+def passed_on_environ(environ) -> dict:
+    """The environment variables a verification (or a fresh venv's set-up) gets: where programs, caches and
+    pip's settings are, threads, never the rest (tokens, cloud credentials): the package's code runs there."""
     return {k: v for k, v in environ.items() if k in ENV_KEEP or k.startswith(ENV_KEEP_PREFIXES)}
 
 

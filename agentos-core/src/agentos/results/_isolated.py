@@ -101,7 +101,9 @@ def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url
     ``binary_only``: pip installs wheels only (no package's setup.py runs while installing).
     ``deadline`` (a ``time.monotonic()`` value): every step is stopped when it passes."""
     from ..config import atomic_write
+    from ..registry._install import NO_IMPORT_ENV
     from ..registry._venv import _REEXEC_ENV, init_venv
+    from ..registry._verify_queue import passed_on_environ
 
     def left() -> float | None:
         if deadline is None:
@@ -113,7 +115,10 @@ def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url
     ini = os.path.join(folder, "agent.ini")
     atomic_write(ini, "[agentos]\n")
     made = init_venv(folder, ".venv", index_url=index_url, echo=echo, timeout=left())
-    env = {**os.environ, _REEXEC_ENV: made["venv"], "AGENTOS_INDEX_URL": made["index_url"], "AGENTOS_AGENT_INI": ini}
+    # only what programs, caches and pip need (no tokens); and the install imports nothing it installed:
+    # the policy package's code runs only in the sandbox
+    env = {**passed_on_environ(os.environ), _REEXEC_ENV: made["venv"], "AGENTOS_INDEX_URL": made["index_url"],
+           "AGENTOS_AGENT_INI": ini, NO_IMPORT_ENV: "1"}
     if binary_only:
         env["PIP_ONLY_BINARY"] = ":all:"
     env.update(_same_torch(folder))

@@ -58,8 +58,10 @@ def play_job(job: dict) -> dict:
         limits = {**LIMITS, **(job.get("limits") or {})}
         command, env = policy_command(job)
         hello = {"environment": name, "policy": job["policy"]["name"], "settings": settings}
+        key = job.get("policy_seed_key")
         remote = RemotePolicy(command, hello, environment.action_space, wall=float(limits["wall"]), env=env,
-                              preexec=_bwrap.limiter(int(limits["cpu"]), int(limits["memory"])))
+                              preexec=_bwrap.limiter(int(limits["cpu"]), int(limits["memory"])),
+                              seed_key=bytes.fromhex(key) if key else None)
         try:
             seeds = [int(s) for s in job["seeds"]]
             steps = job.get("max_episode_steps") or episode_step_limit(environment)

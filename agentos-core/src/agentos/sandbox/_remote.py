@@ -52,8 +52,10 @@ def check_actions(space, actions, n: int):
 class RemotePolicy:
     """A policy in another process: ``seed``/``reset``/``decide_batch`` and slot-wise ``step``."""
 
-    def __init__(self, command: list[str], hello: dict, action_space, *, wall: float, preexec=None, env=None):
+    def __init__(self, command: list[str], hello: dict, action_space, *, wall: float, preexec=None, env=None,
+                 seed_key: bytes | None = None):
         self.space = action_space
+        self._seed_key = seed_key
         self._tail = bytearray()
         self._timed_out = False
         self._home = tempfile.TemporaryDirectory(prefix="agentos-policy-")
@@ -143,9 +145,20 @@ class RemotePolicy:
             self.kill()
             raise PolicyFailed(reason) from None
 
+    def _policy_seed(self, seed: int) -> int:
+        """The seed the policy gets for an episode seeded ``seed``: with a ``seed_key`` (verify), an HMAC of
+        it under the verifier's secret key, so the policy never learns the environment's seed (from
+        which it could replay the episode's randomness and play with foresight)."""
+        if self._seed_key is None:
+            return int(seed)
+        import hashlib
+        import hmac
+
+        return int.from_bytes(hmac.new(self._seed_key, str(int(seed)).encode(), hashlib.sha256).digest()[:4], "big")
+
     # -- what the players call ---------------------------------------------------------------------
     def seed(self, seed: int) -> None:
-        self._pending_seed = int(seed)
+        self._pending_seed = self._policy_seed(seed)
 
     def reset(self) -> None:
         seed = getattr(self, "_pending_seed", 0)
@@ -165,7 +178,8 @@ class RemotePolicy:
         import numpy as np
 
         def send():
-            send_json(self.proc.stdin, {"op": "step", "starts": {str(k): int(v) for k, v in starts.items()}})
+            starts_ = {str(k): self._policy_seed(v) for k, v in starts.items()}
+            send_json(self.proc.stdin, {"op": "step", "starts": starts_})
             send_array(self.proc.stdin, np.asarray(slots, dtype=np.int64))
             send_array(self.proc.stdin, observations)
 

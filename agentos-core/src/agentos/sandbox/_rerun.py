@@ -138,6 +138,10 @@ def _play(env_name: str, policy_name: str, env: dict | None, target: dict | None
             "sandboxed": sandboxed,
             "limits": {"wall": max(deadline - time.monotonic(), 0.01), "cpu": int(timeout) + 1},
         }
+        if target:  # a verification: the policy's own seeds are derived from the secret ones under a key it never sees
+            import secrets
+
+            job["policy_seed_key"] = secrets.token_hex(16)
         if concurrency:
             job["concurrency"] = concurrency
         if echo:

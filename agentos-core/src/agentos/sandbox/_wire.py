@@ -70,9 +70,24 @@ def recv_array(stream, limit: int = ARRAY_LIMIT):
     import numpy as np
 
     data = _read(stream, b"A", limit)
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
+    buffer = io.BytesIO(data)
+    try:  # the header first: an array is allocated only when the frame holds all of its bytes
+        version = np.lib.format.read_magic(buffer)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"format version {version}")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(buffer)
+        if dtype.hasobject or dtype.kind not in "biuf":
+            raise WireError("not a numeric array")
+        size = dtype.itemsize
+        for dim in shape:
+            size *= int(dim)
+        held = len(data) - buffer.tell()
+        if size != held:
+            raise WireError(f"an array header claiming {size:,} bytes in a frame holding {held:,}")
+        buffer.seek(0)
+        array = np.load(buffer, allow_pickle=False)
+    except (ValueError, OSError, EOFError, MemoryError) as exc:
         raise WireError(f"not a plain numpy array ({str(exc)[:80]})") from None
     if not isinstance(array, np.ndarray) or array.dtype.kind not in "biuf":
         raise WireError("not a numeric array")
