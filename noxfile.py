@@ -41,6 +41,7 @@ TOOLS = [
     "pytest>=8",
     "dask[distributed]>=2024.1",  # agentos experiment --scheduler (the agentos-core[dask] extra)
     "dask-jobqueue>=0.8",  # agentos experiment --cluster slurm (the agentos-core[cluster] extra)
+    "optuna>=4.0",  # agentos tune (the agentos-core[tune] extra)
     "cookiecutter>=2.5",
     "rich>=13",
     "matplotlib",
