@@ -174,6 +174,15 @@ def test_hostile_tune_options_are_refused(tmp_path, extra, problem):
     assert problem in str(caught.value)
 
 
+def test_a_setting_the_agent_lacks_is_one_line_before_the_study_starts(tmp_path):
+    path = write(tmp_path, alpha="[float, 0.1, 1.0]")
+    text = open(path).read().replace("trainer.alpha =", "trainer.alpah =")
+    open(path, "w").write(text)
+    result = agentos("tune", path, cwd=tmp_path)
+    assert result.returncode == 2 and "sweep.ini: unknown setting 'trainer.alpah'" in result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "experiments" / "sweep" / "study.journal").exists()
+
+
 def test_storage_urls_are_allowlisted(tmp_path):
     from agentos.tuning import tune
 

@@ -36,10 +36,14 @@ def best_trials(folder: str, storage: str | None = None, *, top: int = 5) -> dic
 
 
 def importances(study) -> dict:
-    """Each searched setting's share of the objective's variance (Optuna's fANOVA), {} when undefined."""
+    """Each searched setting's importance (Optuna's default evaluator), {} when undefined."""
+    import warnings
+
     optuna = _optuna()
     try:
-        return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "few trials in a regime": the numbers are shown as they are
+            return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
     except (ValueError, RuntimeError):  # e.g. one setting varied, or every trial scored the same
         return {}
 
@@ -76,11 +80,11 @@ def export_agent_ini(folder: str, out: str, storage: str | None = None) -> dict:
     from ..experiments._plan import _agent_source
 
     record = read_record(folder)
-    finished = _finished(open_study(folder, storage))
-    if not finished:
-        raise UsageError(f"{folder}: no finished trial yet")
     study = open_study(folder, storage)
+    if not _finished(study):
+        raise UsageError(f"{folder}: no finished trial yet")
     settings = dict(record["settings"]) | dict(study.best_trial.params)
     text = _agent_source(record["agent"], str(record["environments"][0]), settings)[0]
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     atomic_write(out, text)
     return settings

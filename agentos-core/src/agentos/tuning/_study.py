@@ -212,6 +212,16 @@ class _Driver:
         self.say(f"trial {trial.number}: {value:.4g} {json.dumps(trial.params, sort_keys=True)}")
 
 
+def _check_settings(options: dict, space) -> None:
+    """Every searched setting is one the agent has (a usage error before the study starts, else)."""
+    from ..experiments import plan
+
+    fixed = options["settings"] | options["agent_settings"].get(options["agents"][0], {})
+    sample = {p.name: p.choices[0] if p.kind == "choice" else p.low for p in space.params}
+    plan(options["agents"], options["environments"][:1], seeds=1, episodes=1, test_episodes=0,
+         settings=fixed | sample)
+
+
 def _counted(study) -> int:
     optuna = _optuna()
     return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,
@@ -240,6 +250,10 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
             raise UsageError(f"{file}: [settings] {key} is a list; tune searches [search], settings are fixed")
     if storage is not None:
         check_storage(storage)
+    try:
+        _check_settings(options, space)
+    except UsageError as exc:
+        raise UsageError(f"{file}: {exc}") from None
     seeds = options["seeds"]
     options["seeds"] = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     options["settings"] = options["settings"] | options["agent_settings"].get(options["agents"][0], {})
