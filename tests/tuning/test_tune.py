@@ -132,6 +132,24 @@ def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
         assert os.stat(record).st_mtime_ns == stamp
 
 
+def test_sigterm_stops_the_driver_and_its_running_trials_promptly(tmp_path):
+    path = write(tmp_path, seeds=2, episodes=3000, trials=50, parallel=2, alpha="[float, 0.05, 0.9]")
+    folder = str(tmp_path / "experiments" / "sweep")
+    driver = subprocess.Popen([sys.executable, "-m", "agentos", "tune", path, "-j", "2", "-q"], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+            s == "RUNNING" for s, _, _ in (states(folder) if os.path.exists(os.path.join(folder, "study.journal"))
+                                          else {}).values()):
+        time.sleep(0.2)
+    time.sleep(0.5)
+    driver.send_signal(signal.SIGTERM)
+    _, err = driver.communicate(timeout=20)  # each running trial stops at its next progress call (~1 s)
+    assert driver.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert sum(s == "COMPLETE" for s, _, _ in states(folder).values()) < 50
+
+
 @pytest.mark.parametrize("line, problem", [
     ("trainer.alpha = [float, nan, 1.0]", "not a finite number"),
     ("trainer.alpha = [float, 0.0, inf]", "not a finite number"),

@@ -32,12 +32,20 @@ def _tune(args) -> int:
         return (_show if action == "show" else _export)(args, rest[0])
     if rest:
         raise UsageError("usage: agentos tune FILE | tune show FOLDER | tune export FOLDER --agent-ini OUT")
-    from ..experiments._lifetime import stop_signals_interrupt
+    import sys
+
+    from ..experiments._lifetime import Stopped, stop_signals_interrupt
     from ..tuning import best_trials, tune
 
-    with stop_signals_interrupt():
-        study = tune(action, storage=args.storage, trials=args.trials, timeout=args.timeout, workers=args.workers,
-                     scheduler=args.scheduler, quiet=args.quiet)
+    try:
+        with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (running trials stopped, the study kept)
+            study = tune(action, storage=args.storage, trials=args.trials, timeout=args.timeout,
+                         workers=args.workers, scheduler=args.scheduler, quiet=args.quiet)
+    except KeyboardInterrupt as exc:
+        stopped = isinstance(exc, Stopped)
+        how = f"stopped by signal {exc.signum}" if stopped else "interrupted"
+        print(f"agentos: {how}; finished trials are kept (run again to resume)", file=sys.stderr)
+        return 128 + exc.signum if stopped else 130
     from ..experiments import read_experiment
 
     folder = read_experiment(action)["folder"]

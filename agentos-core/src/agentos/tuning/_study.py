@@ -166,6 +166,11 @@ class _Driver:
         self.executor, self.say, self.driver = executor, say, _driver_id()
         self.stop = threading.Event()
 
+    def _check_stop(self, *_) -> None:
+        """``run_experiment``'s progress callback (about every second): the driver stops, so does it."""
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+
     def run_one(self) -> None:
         optuna = _optuna()
         trial = self.study.ask()
@@ -188,7 +193,8 @@ class _Driver:
         scores: list[float] = []
         common = {"episodes": self.options.get("episodes"), "steps": self.options.get("steps"),
                   "test_episodes": self.options.get("test_episodes", 10), "settings": settings,
-                  "folder": os.path.join(self.folder, rel), "executor": self.executor}
+                  "folder": os.path.join(self.folder, rel), "executor": self.executor,
+                  "on_progress": self._check_stop}
         agent, environments = self.options["agents"], self.options["environments"]
         for step, seed in enumerate(seeds):
             if self.stop.is_set():
@@ -298,13 +304,14 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
             if not running:
                 break
             wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
-    except BaseException:
+    except BaseException:  # Ctrl-C, SIGTERM: each trial's run_experiment stops at its next progress call
         driver.stop.set()
+        threads.shutdown(wait=True, cancel_futures=True)
         if hasattr(executor, "stop_workers"):
             executor.stop_workers()
         raise
     finally:
-        threads.shutdown(wait=not driver.stop.is_set(), cancel_futures=True)
+        threads.shutdown(wait=True, cancel_futures=True)
         if owned:
             executor.shutdown(wait=False, cancel_futures=True)
     return study
