@@ -1,14 +1,20 @@
 """``agentos tune``: a study on the process pool, resumed after its driver is killed, pruning, show and export,
-and hostile search spaces refused (beside their valid twins)."""
+hostile search spaces refused (beside their valid twins), and two drivers sharing a study in PostgreSQL
+(Debian's, started here on 127.0.0.1)."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from agentos.errors import ConfigError, UsageError
@@ -44,9 +50,14 @@ def agentos(*args, cwd, timeout=120):
 
 
 def states(folder: str) -> dict[int, tuple[str, float | None, dict]]:
+    """The study's trials (none while the driver has not made the study yet)."""
     from agentos.tuning._study import open_study
 
-    return {t.number: (t.state.name, t.value, dict(t.params)) for t in open_study(folder).get_trials()}
+    try:
+        study = open_study(folder)
+    except UsageError:
+        return {}
+    return {t.number: (t.state.name, t.value, dict(t.params)) for t in study.get_trials()}
 
 
 def test_tune_show_export_on_the_process_pool(tmp_path):
@@ -207,3 +218,62 @@ def test_storage_urls_are_allowlisted(tmp_path):
     with pytest.raises(UsageError, match="give a database URL"):
         tune(write(tmp_path), storage="file:///etc/passwd", quiet=True)
     assert not (tmp_path / "experiments").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def postgres():
+    """A throwaway server under tmp_path (as ``nobody`` when the tests run as root: postgres refuses root)."""
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
+    assert binaries, "Debian's postgresql is missing (tests/system_packages.py installs it)"
+    bin_dir = os.path.dirname(binaries[-1])
+    home = Path(tempfile.mkdtemp(prefix="agentos-pg-"))  # (pytest's tmp_path is closed to other users)
+    as_user = []
+    if os.geteuid() == 0:
+        shutil.chown(home, "nobody")
+        as_user = ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
+    subprocess.run([*as_user, f"{bin_dir}/initdb", "-D", str(home / "data"), "-U", "agentos", "-A", "trust",
+                    "--no-sync", "-E", "UTF8"], check=True, capture_output=True, cwd="/tmp", timeout=60)
+    port = _free_port()
+    server = subprocess.Popen([*as_user, f"{bin_dir}/postgres", "-D", str(home / "data"), "-h", "127.0.0.1",
+                               "-p", str(port), "-k", str(home), "-c", "fsync=off"], cwd="/tmp",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    time.sleep(0.3)  # accepting connections a moment after the socket listens
+    yield f"postgresql+psycopg2://agentos@127.0.0.1:{port}/postgres"
+    server.send_signal(signal.SIGINT)  # stopped by its pid ("fast" shutdown: clients are disconnected)
+    server.wait(timeout=30)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def test_two_drivers_share_one_study_in_postgresql(tmp_path, postgres):
+    path = write(tmp_path, seeds=2, episodes=20, trials=4, parallel=1, alpha="[float, 0.05, 0.9]")
+    command = [sys.executable, "-m", "agentos", "tune", path, "-j", "1", "-q", "--storage", postgres]
+    drivers = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for _ in range(2)]
+    for driver in drivers:
+        _, err = driver.communicate(timeout=120)
+        assert driver.returncode == 0, err
+    import optuna
+
+    study = optuna.load_study(study_name="sweep", storage=postgres)
+    done = [t for t in study.get_trials() if t.state.name in ("COMPLETE", "PRUNED")]
+    assert len(done) >= 4 and len({t.number for t in done}) == len(done)
+    pids = {t.user_attrs["driver"].split(":")[1] for t in study.get_trials()}
+    assert pids == {str(d.pid) for d in drivers}  # both drivers ran trials of the one study
+    assert not os.path.exists(tmp_path / "experiments" / "sweep" / "study.journal")
+    shown = subprocess.run([sys.executable, "-m", "agentos", "tune", "show", str(tmp_path / "experiments" / "sweep"),
+                            "--json", "--storage", postgres], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert f'"number": {study.best_trial.number}' in shown.stdout

@@ -11,7 +11,7 @@ def add_commands(sub) -> None:
                        "tune export FOLDER --agent-ini OUT")
     p.add_argument("target", nargs="+", metavar="FILE | show FOLDER | export FOLDER",
                    help="an experiment file with a [search] section, or show/export and a tune folder")
-    p.add_argument("--storage", metavar="URL", help="a database shared by several drivers (postgresql://...); "
+    p.add_argument("--storage", metavar="URL", help="a database shared by several drivers (postgresql+psycopg2://...); "
                    "default: study.journal in the experiment folder")
     p.add_argument("--trials", type=int, help="finished trials to reach (default: [tune] trials, else 20)")
     p.add_argument("--timeout", type=float, help="seconds after which no new trial starts")

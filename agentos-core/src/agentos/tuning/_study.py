@@ -62,11 +62,27 @@ def open_study(folder: str, storage: str | None = None, *, create: dict | None =
     else:
         storage_obj = check_storage(storage)
     record = create or read_record(folder)
+    for attempt in range(5):
+        try:
+            return _open(optuna, record, storage_obj, create)
+        except Exception as exc:
+            if type(exc).__name__ == "IntegrityError" and attempt < 4:  # two drivers made the tables at once
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            if isinstance(exc, ImportError):
+                raise UsageError(f"--storage needs the database's driver (PostgreSQL: pip install psycopg2-binary "
+                                 f"and postgresql+psycopg2://...): {exc}") from None
+            if type(exc).__module__.startswith("sqlalchemy"):  # cannot connect, no such database, bad password
+                raise UsageError(f"--storage: {str(exc).splitlines()[0]}") from None
+            raise
+
+
+def _open(optuna, record: dict, storage_obj, create: dict | None):
     if create is None:
         try:
             return optuna.load_study(study_name=record["study"], storage=storage_obj)
         except KeyError:
-            raise UsageError(f"{folder}: no study {record['study']!r} in its storage") from None
+            raise UsageError(f"no study {record['study']!r} in the storage (give its --storage)") from None
     return optuna.create_study(study_name=record["study"], storage=storage_obj, direction=record["direction"],
                                sampler=_sampler(optuna, record["sampler"], record.get("seed")),
                                pruner=_pruner(optuna, record["pruner"]), load_if_exists=True)
