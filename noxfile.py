@@ -41,6 +41,8 @@ TOOLS = [
     "pytest>=8",
     "dask[distributed]>=2024.1",  # agentos experiment --scheduler (the agentos-core[dask] extra)
     "dask-jobqueue>=0.8",  # agentos experiment --cluster slurm (the agentos-core[cluster] extra)
+    "optuna>=4.0",  # agentos tune (the agentos-core[tune] extra)
+    "psycopg2-binary",  # agentos tune --storage postgresql+psycopg2://... (the shared-study test)
     "cookiecutter>=2.5",
     "rich>=13",
     "matplotlib",

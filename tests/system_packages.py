@@ -2,10 +2,10 @@
 
 ``nox -s tests`` calls :func:`main` before pytest, so the README's test command works on a machine
 that has never seen this project: redis-server (the Academy exchange tests), Chromium (the
-registry server's browser tests), bubblewrap (the policy sandbox of ``agentos index verify``) and
-Slurm with munge (the batch-cluster experiment tests) are installed when absent (``apt-get update``
-once, then ``apt-get install``). As root that happens unasked; otherwise one line says what to install.
-Run it alone: ``python3 tests/system_packages.py`` (stdlib only).
+registry server's browser tests), bubblewrap (the policy sandbox of ``agentos index verify``),
+Slurm with munge (the batch-cluster experiment tests) and PostgreSQL (agentos tune's shared study) are
+installed when absent (``apt-get update`` once, then ``apt-get install``). As root that happens
+unasked; otherwise one line says what to install. Run it alone: ``python3 tests/system_packages.py`` (stdlib only).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ NEEDED = {
     "/usr/sbin/slurmd": "slurmd",
     "/usr/bin/sbatch": "slurm-client",
     "/usr/sbin/munged": "munge",
+    "/usr/lib/postgresql/15/bin/postgres": "postgresql",  # agentos tune's shared-study test (Debian 12: 15)
 }
 
 

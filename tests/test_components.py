@@ -16,6 +16,8 @@ HEAVY = (
     "dask",
     "distributed",
     "dask_jobqueue",
+    "optuna",
+    "sqlalchemy",
     "agentos_env_2048",
     "agentos_env_corridor",
     "agentos_policy_random",

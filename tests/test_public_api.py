@@ -162,14 +162,17 @@ def test_the_public_modules_export_what_they_list_and_stay_light():
 import sys
 import agentos.plugin_api as api
 from agentos.experiments import JobQueueExecutor, job_script
-light = sorted(m for m in ("numba", "torch", "gymnasium", "dask", "dask_jobqueue", "academy") if m in sys.modules)
+from agentos.tuning import tune, read_search, best_trials, export_agent_ini, plot_study
+light = sorted(m for m in ("numba", "torch", "gymnasium", "dask", "dask_jobqueue", "academy", "optuna", "matplotlib")
+               if m in sys.modules)
 from agentos.plugin_api import RunRecord, agent_ini_path, find_agent_ini, AGENT_INI_ENV
 from agentos.experiments import DaskExecutor, ProcessPool, process_pool, agent_ini_text, load_preset
 import agentos_env_2048.kernels as kernels
 import agentos_policy_ntuple.network as network
 import agentos_trainer_td.kernels as td_kernels
 import agentos_academy, agentos.results, agentos.registry
-for module in (api, kernels, network, td_kernels, agentos_academy, agentos.results, agentos.registry):
+import agentos.tuning as tuning
+for module in (api, kernels, network, td_kernels, agentos_academy, agentos.results, agentos.registry, tuning):
     missing = [name for name in module.__all__ if not hasattr(module, name)]
     assert not missing, (module.__name__, missing)
 board = kernels.board_from_cells([[1, 1, 0, 0], [0] * 4, [0] * 4, [0] * 4])

@@ -13,7 +13,7 @@ KIND_CHOICES = ["environment", "policy", "trainer", "agent", "preset", "env"]
 #: Modules (in this package) with ``add_commands(subparsers)``; they must import nothing heavy.
 COMMAND_MODULES: tuple[str, ...] = ("._learning_commands", "._registry_commands", "._authoring_commands",
                                    "._experiment_commands", "._arena_commands", "._results_commands",
-                                   "._reproduce_commands")
+                                   "._reproduce_commands", "._tune_commands")
 
 
 def build_parser(load_command: str | None = None) -> argparse.ArgumentParser:

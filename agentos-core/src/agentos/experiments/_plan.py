@@ -201,9 +201,11 @@ def read_experiment(path: str) -> dict:
                 if message := cluster_problem(key, values[key], own=False):
                     raise ConfigError(f"[cluster] {message}", path, entry.line)
             options["cluster_options"] = values
+        elif name in ("search", "tune") or name.startswith("search "):
+            continue  # the search space of ``agentos tune`` (agentos.tuning reads and checks it)
         else:
             raise ConfigError(f"unknown section [{name}]; sections are [experiment], [settings], [settings.<agent>], "
-                              "[cluster]", path, section.line)
+                              "[cluster], [search], [tune]", path, section.line)
     for key in ("agents", "environments", "opponents"):
         value = options.get(key)
         options[key] = [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]

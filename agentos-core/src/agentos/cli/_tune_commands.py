@@ -1,0 +1,95 @@
+"""``agentos tune FILE | show FOLDER | export FOLDER --agent-ini OUT``: Optuna is imported only in a handler."""
+
+from __future__ import annotations
+
+import json
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("tune", help="hyperparameter search of an experiment file's [search] space (Optuna)",
+                       description="agentos tune FILE (run or resume a study) | tune show FOLDER | "
+                       "tune export FOLDER --agent-ini OUT")
+    p.add_argument("target", nargs="+", metavar="FILE | show FOLDER | export FOLDER",
+                   help="an experiment file with a [search] section, or show/export and a tune folder")
+    p.add_argument("--storage", metavar="URL", help="a database shared by several drivers (postgresql+psycopg2://...); "
+                   "default: study.journal in the experiment folder")
+    p.add_argument("--trials", type=int, help="finished trials to reach (default: [tune] trials, else 20)")
+    p.add_argument("--timeout", type=float, help="seconds after which no new trial starts")
+    p.add_argument("--workers", "-j", type=int, help="worker processes (default: the cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) or 'local'")
+    p.add_argument("--top", type=int, default=5, help="show: how many of the best trials (default 5)")
+    p.add_argument("--json", action="store_true", help="show: machine-readable output")
+    p.add_argument("--agent-ini", metavar="OUT", help="export: the agent.ini to write")
+    p.add_argument("--quiet", "-q", action="store_true", help="no line per finished trial")
+    p.set_defaults(handler=_tune)
+
+
+def _tune(args) -> int:
+    from ..errors import UsageError
+
+    action, rest = args.target[0], args.target[1:]
+    if action in ("show", "export") and len(rest) == 1:
+        return (_show if action == "show" else _export)(args, rest[0])
+    if rest:
+        raise UsageError("usage: agentos tune FILE | tune show FOLDER | tune export FOLDER --agent-ini OUT")
+    import sys
+
+    from ..experiments._lifetime import Stopped, stop_signals_interrupt
+    from ..tuning import best_trials, tune
+
+    try:
+        with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (running trials stopped, the study kept)
+            study = tune(action, storage=args.storage, trials=args.trials, timeout=args.timeout,
+                         workers=args.workers, scheduler=args.scheduler, quiet=args.quiet)
+    except KeyboardInterrupt as exc:
+        stopped = isinstance(exc, Stopped)
+        how = f"stopped by signal {exc.signum}" if stopped else "interrupted"
+        print(f"agentos: {how}; finished trials are kept (run again to resume)", file=sys.stderr)
+        return 128 + exc.signum if stopped else 130
+    from ..experiments import read_experiment
+
+    folder = read_experiment(action)["folder"]
+    _print_best(best_trials(folder, args.storage, top=args.top), study.study_name)
+    return 0
+
+
+def _print_best(report: dict, name: str) -> None:
+    from .._safe_text import printable
+    from ._output import number
+
+    counts = ", ".join(f"{n} {state}" for state, n in sorted(report["counts"].items()))
+    print(f"study {printable(name)} ({report['direction']}): {counts or 'no trials'}")
+    for row in report["best"]:
+        interval = ("[" + ", ".join(number(v) for v in row["interval"]) + "]") if row["interval"] else "(too few seeds)"
+        params = " ".join(f"{k}={v}" for k, v in sorted(row["params"].items()))
+        print(printable(f"  #{row['number']}: {number(row['value'])}  IQM {number(row['iqm'])} {interval} "
+                        f"over {row['seeds']} seeds  {params}"))
+    if report["importances"]:
+        print("importance: " + ", ".join(f"{printable(k)} {v:.2f}" for k, v in report["importances"].items()))
+
+
+def _show(args, folder: str) -> int:
+    from ..tuning import best_trials, plot_study
+
+    report = best_trials(folder, args.storage, top=args.top)
+    report["plots"] = plot_study(folder, args.storage)
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+        return 0
+    from ..tuning._study import read_record
+
+    _print_best(report, read_record(folder)["study"])
+    for path in report["plots"]:
+        print(f"plot: {path}")
+    return 0
+
+
+def _export(args, folder: str) -> int:
+    from ..errors import UsageError
+    from ..tuning import export_agent_ini
+
+    if not args.agent_ini:
+        raise UsageError("tune export needs --agent-ini OUT")
+    settings = export_agent_ini(folder, args.agent_ini, args.storage)
+    print(f"wrote {args.agent_ini}: " + " ".join(f"{k}={v}" for k, v in sorted(settings.items())))
+    return 0

@@ -1,0 +1,333 @@
+"""``tune``: an Optuna study over an experiment file's search space; its trials run as small experiments.
+
+Each Optuna trial is one point of the search space, run for the experiment's seeds one after the other
+(every seed a :func:`~agentos.experiments.run_experiment` call on the shared executor, into the point's
+own experiment folder ``points/<hash>``). After each seed the driver reports the mean score so far to
+the study (step = seeds done) and asks the pruner: the driver decides, so pruning works with every
+executor (process pool, Dask, batch jobs, any ``concurrent.futures.Executor``) and no worker needs to
+reach the study's storage. Several trials run at once (threads of the driver, one per trial).
+
+The study is stored in the experiment folder (``study.journal``, Optuna's JournalStorage on a file) or
+in a database (``storage="postgresql://..."``, several drivers may share it). A driver that is killed
+leaves its trials "running": the next driver on the same machine marks them failed and queues their
+settings again; their finished seeds are records in their point folder, so they are not run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+from ..errors import UsageError
+
+STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "mysql", "mysql+pymysql", "sqlite")
+JOURNAL = "study.journal"
+TUNE_RECORD = "tune.json"
+DEFAULT_TRIALS = 20
+
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError:
+        raise UsageError("tune needs Optuna: pip install 'agentos-core[tune]'") from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
+def check_storage(url: str) -> str:
+    """A database URL for Optuna's RDB storage: only the allowlisted schemes (one clear line otherwise)."""
+    scheme = url.partition("://")[0].lower() if "://" in url else ""
+    if scheme not in STORAGE_SCHEMES:
+        raise UsageError(f"--storage {scheme or url!r}: give a database URL ({', '.join(STORAGE_SCHEMES[:1])}://"
+                         f"user@host/db, mysql://..., sqlite:///file.db)")
+    return url
+
+
+def open_study(folder: str, storage: str | None = None, *, create: dict | None = None):
+    """The study of a tune folder (``create``: its name and direction, for a new one)."""
+    optuna = _optuna()
+    if storage is None:
+        from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+        backend = JournalFileBackend(os.path.join(folder, JOURNAL))
+        storage_obj = JournalStorage(backend)
+    else:
+        storage_obj = check_storage(storage)
+    record = create or read_record(folder)
+    for attempt in range(5):
+        try:
+            return _open(optuna, record, storage_obj, create)
+        except Exception as exc:
+            if type(exc).__name__ == "IntegrityError" and attempt < 4:  # two drivers made the tables at once
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            if isinstance(exc, ImportError):
+                raise UsageError(f"--storage needs the database's driver (PostgreSQL: pip install psycopg2-binary "
+                                 f"and postgresql+psycopg2://...): {exc}") from None
+            if type(exc).__module__.startswith("sqlalchemy"):  # cannot connect, no such database, bad password
+                raise UsageError(f"--storage: {str(exc).splitlines()[0]}") from None
+            raise
+
+
+def _open(optuna, record: dict, storage_obj, create: dict | None):
+    if create is None:
+        try:
+            return optuna.load_study(study_name=record["study"], storage=storage_obj)
+        except KeyError:
+            raise UsageError(f"no study {record['study']!r} in the storage (give its --storage)") from None
+    return optuna.create_study(study_name=record["study"], storage=storage_obj, direction=record["direction"],
+                               sampler=_sampler(optuna, record["sampler"], record.get("seed")),
+                               pruner=_pruner(optuna, record["pruner"]), load_if_exists=True)
+
+
+def read_record(folder: str) -> dict:
+    path = os.path.join(folder, TUNE_RECORD)
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except FileNotFoundError:
+        raise UsageError(f"{folder}: not a tune folder (no {TUNE_RECORD}; run: agentos tune FILE)") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: unreadable: {exc}") from None
+    keys = {"study": str, "direction": str, "agent": str, "environments": list, "settings": dict}
+    if not isinstance(record, dict) or any(not isinstance(record.get(k), t) for k, t in keys.items()):
+        raise UsageError(f"{path}: malformed tune record")
+    return record
+
+
+def _sampler(optuna, name: str, seed: int | None):
+    return {"tpe": optuna.samplers.TPESampler, "random": optuna.samplers.RandomSampler,
+            "qmc": optuna.samplers.QMCSampler}[name](seed=seed)
+
+
+def _pruner(optuna, name: str):
+    if name == "median":  # step = seeds done; compare from the first seed on, once 2 trials finished
+        return optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=0)
+    if name == "hyperband":
+        return optuna.pruners.HyperbandPruner(min_resource=1)
+    if name == "successive-halving":
+        return optuna.pruners.SuccessiveHalvingPruner(min_resource=1)
+    return optuna.pruners.NopPruner()
+
+
+def _driver_id() -> str:
+    """This process: host, pid and start time (so a reused pid is not taken for a live driver)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid())}"
+
+
+def _start_time(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _driver_dead(driver: str) -> bool:
+    host, _, rest = str(driver).partition(":")
+    pid, _, started = rest.partition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's driver: left alone
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return _start_time(int(pid)) != started
+
+
+def recover(study) -> list[int]:
+    """Trials left running by a dead driver of this machine: failed, and their settings queued again."""
+    optuna = _optuna()
+    requeued = []
+    for trial in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        if _driver_dead(trial.user_attrs.get("driver", "")):
+            study._storage.set_trial_state_values(trial._trial_id, optuna.trial.TrialState.FAIL)
+            study.enqueue_trial(dict(trial.params), user_attrs={"retry_of": trial.number})
+            requeued.append(trial.number)
+    return requeued
+
+
+def point_folder(settings: dict) -> str:
+    return "points/" + hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _score(result, environments) -> float | None:
+    """The mean over environments of the test return (else the training return of the last 100 episodes)."""
+    values = []
+    for trial in result.trials:
+        if trial.get("status") != "finished":
+            return None
+        value = (trial.get("test") or {}).get("mean_return")
+        if value is None:
+            value = (trial.get("train") or {}).get("last100_mean")
+        if value is None:
+            return None
+        values.append(float(value))
+    return statistics.fmean(values) if values else None
+
+
+class _Driver:
+    def __init__(self, study, space, options, folder, executor, say):
+        self.study, self.space, self.options, self.folder = study, space, options, folder
+        self.executor, self.say, self.driver = executor, say, _driver_id()
+        self.stop = threading.Event()
+
+    def _check_stop(self, *_) -> None:
+        """``run_experiment``'s progress callback (about every second): the driver stops, so does it."""
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+
+    def run_one(self) -> None:
+        optuna = _optuna()
+        trial = self.study.ask()
+        try:
+            self._run(trial)
+        except BaseException:
+            if not self.stop.is_set():  # stopped: left running, the next driver queues it again
+                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            raise
+
+    def _run(self, trial) -> None:
+        from ..experiments import run_experiment
+
+        optuna = _optuna()
+        trial.set_user_attr("driver", self.driver)
+        settings = dict(self.options["settings"]) | self.space.sample(trial)
+        rel = point_folder(settings)
+        trial.set_user_attr("folder", rel)
+        seeds = self.options["seeds"]
+        scores: list[float] = []
+        common = {"episodes": self.options.get("episodes"), "steps": self.options.get("steps"),
+                  "test_episodes": self.options.get("test_episodes", 10), "settings": settings,
+                  "folder": os.path.join(self.folder, rel), "executor": self.executor,
+                  "on_progress": self._check_stop}
+        agent, environments = self.options["agents"], self.options["environments"]
+        for step, seed in enumerate(seeds):
+            if self.stop.is_set():
+                return  # left running: the next driver queues it again
+            score = _score(run_experiment(agent, environments, seeds=[seed], **common), environments)
+            if score is None:
+                trial.set_user_attr("scores", scores)
+                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                self.say(f"trial {trial.number}: failed (see {rel})")
+                return
+            scores.append(score)
+            trial.set_user_attr("scores", scores)
+            trial.report(statistics.fmean(scores), step)
+            if step < len(seeds) - 1 and trial.should_prune():
+                self.study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                self.say(f"trial {trial.number}: pruned after {step + 1} seed(s), score {scores[-1]:.4g}")
+                return
+        run_experiment(agent, environments, seeds=seeds, **common)  # all done: the point's summary, all seeds
+        value = statistics.fmean(scores)
+        self.study.tell(trial, value)
+        self.say(f"trial {trial.number}: {value:.4g} {json.dumps(trial.params, sort_keys=True)}")
+
+
+def _check_settings(options: dict, space) -> None:
+    """Every searched setting is one the agent has (a usage error before the study starts, else)."""
+    from ..experiments import plan
+
+    fixed = options["settings"] | options["agent_settings"].get(options["agents"][0], {})
+    sample = {p.name: p.choices[0] if p.kind == "choice" else p.low for p in space.params}
+    plan(options["agents"], options["environments"][:1], seeds=1, episodes=1, test_episodes=0,
+         settings=fixed | sample)
+
+
+def _counted(study) -> int:
+    optuna = _optuna()
+    return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,
+                                                         optuna.trial.TrialState.PRUNED)))
+
+
+def tune(file: str, *, storage: str | None = None, trials: int | None = None, timeout: float | None = None,
+         workers: int | None = None, scheduler: str | None = None, executor=None, cluster: str | None = None,
+         cluster_options: dict | None = None, quiet: bool = False):
+    """Search the experiment file's ``[search]`` space; returns the Optuna study (see module doc).
+
+    ``trials`` is the budget of finished trials in the study (pruned ones count; default the file's
+    ``[tune] trials``, else 20), ``timeout`` the seconds after which this driver starts no new trial.
+    Trials run on ``executor``, else as ``run_experiment`` would choose (``scheduler``, ``cluster``,
+    else a pool of ``workers`` processes)."""
+    from ..experiments import read_experiment
+    from ..experiments._folder import remove_links, write_file
+    from ._space import read_search
+
+    options = read_experiment(file)
+    space = read_search(file)
+    if len(options["agents"]) != 1 or not options["environments"]:
+        raise UsageError(f"{file}: tune searches the settings of one agent: give one in [experiment] agents")
+    for key, value in {**options["settings"], **options["agent_settings"].get(options["agents"][0], {})}.items():
+        if isinstance(value, list):
+            raise UsageError(f"{file}: [settings] {key} is a list; tune searches [search], settings are fixed")
+    if storage is not None:
+        check_storage(storage)
+    try:
+        _check_settings(options, space)
+    except UsageError as exc:
+        raise UsageError(f"{file}: {exc}") from None
+    seeds = options["seeds"]
+    options["seeds"] = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    options["settings"] = options["settings"] | options["agent_settings"].get(options["agents"][0], {})
+    budget = trials or space.options.get("trials", DEFAULT_TRIALS)
+    timeout = timeout or space.options.get("timeout")
+    folder = os.path.abspath(options["folder"])
+    os.makedirs(folder, exist_ok=True)
+    remove_links(folder)
+    record = {"study": str(options["name"]), "direction": space.options.get("direction", "maximize"),
+              "sampler": space.options.get("sampler", "tpe"), "seed": space.options.get("seed"),
+              "pruner": space.options.get("pruner", "median"),
+              "agent": options["agents"][0], "environments": options["environments"],
+              "settings": options["settings"], "storage": "journal" if storage is None else "database"}
+    write_file(folder, TUNE_RECORD, json.dumps(record, indent=1), durable=True)
+    study = open_study(folder, storage, create=record)
+    say = (lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    if requeued := recover(study):
+        say(f"queued again (their driver died): trials {', '.join(map(str, requeued))}")
+    owned = executor is None
+    if owned and cluster:
+        from ..experiments import JobQueueExecutor
+
+        executor = JobQueueExecutor(cluster, cluster_options, trials=budget * len(options["seeds"]), folder=folder)
+    elif owned:
+        from ..experiments import DaskExecutor, ProcessPool
+
+        executor = DaskExecutor(scheduler, workers) if scheduler else ProcessPool(workers)
+    slots = executor.slots() if hasattr(executor, "slots") else (workers or 1)
+    parallel = space.options.get("parallel") or max(1, slots)
+    driver = _Driver(study, space, options, folder, executor, say)
+    started = time.monotonic()
+    running: set = set()
+    threads = ThreadPoolExecutor(parallel, thread_name_prefix="agentos-tune")
+    try:
+        while True:
+            for future in [f for f in running if f.done()]:
+                running.discard(future)
+                future.result()  # a usage error (a setting the agent does not have) stops the tune
+            out_of_time = timeout is not None and time.monotonic() - started >= timeout
+            while not out_of_time and len(running) < parallel and _counted(study) + len(running) < budget:
+                running.add(threads.submit(driver.run_one))
+            if not running:
+                break
+            wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+    except BaseException:  # Ctrl-C, SIGTERM: each trial's run_experiment stops at its next progress call
+        driver.stop.set()
+        threads.shutdown(wait=True, cancel_futures=True)
+        if hasattr(executor, "stop_workers"):
+            executor.stop_workers()
+        raise
+    finally:
+        threads.shutdown(wait=True, cancel_futures=True)
+        if owned:
+            executor.shutdown(wait=False, cancel_futures=True)
+    return study

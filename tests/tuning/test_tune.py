@@ -1,0 +1,279 @@
+"""``agentos tune``: a study on the process pool, resumed after its driver is killed, pruning, show and export,
+hostile search spaces refused (beside their valid twins), and two drivers sharing a study in PostgreSQL
+(Debian's, started here on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from agentos.errors import ConfigError, UsageError
+
+EXPERIMENT = """[experiment]
+agents = sarsa_table
+environments = corridor
+seeds = {seeds}
+episodes = {episodes}
+test-episodes = 2
+
+[search]
+trainer.alpha = {alpha}
+
+[tune]
+trials = {trials}
+parallel = {parallel}
+seed = 3
+"""
+
+
+def write(tmp_path, name="sweep", *, seeds=2, episodes=20, trials=4, parallel=2,
+          alpha="[choice, 0.00001, 0.5]", extra="") -> str:
+    path = tmp_path / f"{name}.ini"
+    path.write_text(EXPERIMENT.format(seeds=seeds, episodes=episodes, trials=trials, parallel=parallel,
+                                      alpha=alpha) + extra)
+    return str(path)
+
+
+def agentos(*args, cwd, timeout=120):
+    return subprocess.run([sys.executable, "-m", "agentos", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def states(folder: str) -> dict[int, tuple[str, float | None, dict]]:
+    """The study's trials (none while the driver has not made the study yet)."""
+    from agentos.tuning._study import open_study
+
+    try:
+        study = open_study(folder)
+    except UsageError:
+        return {}
+    return {t.number: (t.state.name, t.value, dict(t.params)) for t in study.get_trials()}
+
+
+def test_tune_show_export_on_the_process_pool(tmp_path):
+    from agentos.tuning import tune
+
+    path = write(tmp_path, alpha="[float, 0.01, 1.0, log]",
+                 extra="pruner = none\n[search if trainer.gamma = 0.9]\ntrainer.epsilon = [float, 0.0, 0.2]\n")
+    text = open(path).read().replace("[search]\n", "[search]\ntrainer.gamma = [choice, 0.9, 0.99]\n")
+    open(path, "w").write(text)
+    study = tune(path, workers=2, quiet=True)
+    folder = str(tmp_path / "experiments" / "sweep")
+    finished = [t for t in study.get_trials() if t.state.name == "COMPLETE"]
+    assert len(finished) == 4
+    for trial in finished:  # conditional: epsilon only where gamma is 0.9; every seed ran, as records
+        assert ("trainer.epsilon" in trial.params) == (trial.params["trainer.gamma"] == 0.9)
+        assert 0.01 <= trial.params["trainer.alpha"] <= 1.0 and len(trial.user_attrs["scores"]) == 2
+        records = os.listdir(os.path.join(folder, trial.user_attrs["folder"], "trials"))
+        assert len(records) == 2
+    shown = agentos("tune", "show", folder, "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    report = json.loads(shown.stdout)
+    assert report["counts"] == {"complete": 4} and report["best"][0]["value"] == study.best_value
+    assert report["best"][0]["seeds"] == 2 and report["best"][0]["iqm"] is not None
+    assert set(report["importances"]) <= {"trainer.alpha", "trainer.gamma", "trainer.epsilon"}
+    for png in report["plots"]:
+        assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.basename(report["plots"][0]) == "tune-history.png"
+    out = tmp_path / "best" / "agent.ini"
+    out.parent.mkdir()
+    exported = agentos("tune", "export", folder, "--agent-ini", str(out), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    text = out.read_text()
+    assert f"alpha = {study.best_params['trainer.alpha']}" in text and "default = corridor" in text
+    run = agentos("run", str(out), "--episodes", "1", cwd=tmp_path)  # the exported agent.ini runs
+    assert run.returncode == 0, run.stderr
+
+
+def test_median_pruner_prunes_trials_with_a_clearly_bad_setting(tmp_path):
+    from agentos.tuning import tune
+
+    path = write(tmp_path, seeds=3, trials=10, parallel=1, alpha="[choice, 0.000001, 0.6]",
+                 extra="sampler = random\npruner = median\n")
+    study = tune(path, workers=2, quiet=True)
+    pruned = [t for t in study.get_trials() if t.state.name == "PRUNED"]
+    done = [t for t in study.get_trials() if t.state.name == "COMPLETE"]
+    assert pruned and len(pruned) + len(done) == 10
+    assert all(t.params["trainer.alpha"] == 0.000001 for t in pruned)  # only the bad value
+    assert all(len(t.user_attrs["scores"]) < 3 for t in pruned)  # stopped before its last seed
+
+
+def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
+    path = write(tmp_path, seeds=2, episodes=300, trials=6, parallel=1, alpha="[float, 0.05, 0.9]")
+    folder = str(tmp_path / "experiments" / "sweep")
+    driver = subprocess.Popen([sys.executable, "-m", "agentos", "tune", path, "-j", "1", "-q"], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    before: dict = {}
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        if os.path.exists(os.path.join(folder, "study.journal")):
+            before = states(folder)
+            if sum(s == "COMPLETE" for s, _, _ in before.values()) >= 2 and "RUNNING" in [s for s, _, _ in
+                                                                                           before.values()]:
+                break
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    before = states(folder)
+    finished = {n: v for n, v in before.items() if v[0] == "COMPLETE"}
+    assert len(finished) >= 2
+    stamps = {os.path.join(root, name): os.stat(os.path.join(root, name)).st_mtime_ns
+              for root, _, names in os.walk(os.path.join(folder, "points")) for name in names if name == "trial.json"}
+    again = agentos("tune", path, "-j", "1", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    after = states(folder)
+    for number, state in finished.items():
+        assert after[number] == state  # kept, not run again
+    assert sum(s == "COMPLETE" for s, _, _ in after.values()) == 6
+    for number, (state, _, params) in before.items():
+        if state == "RUNNING":  # the killed trial: failed, and its settings queued again
+            assert after[number][0] == "FAIL" and "queued again" in again.stderr
+            assert any(p == params and s == "COMPLETE" for n, (s, _, p) in after.items() if n > number)
+    for record, stamp in stamps.items():  # no finished seed's record written again
+        assert os.stat(record).st_mtime_ns == stamp
+
+
+def test_sigterm_stops_the_driver_and_its_running_trials_promptly(tmp_path):
+    path = write(tmp_path, seeds=2, episodes=3000, trials=50, parallel=2, alpha="[float, 0.05, 0.9]")
+    folder = str(tmp_path / "experiments" / "sweep")
+    driver = subprocess.Popen([sys.executable, "-m", "agentos", "tune", path, "-j", "2", "-q"], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+            s == "RUNNING" for s, _, _ in (states(folder) if os.path.exists(os.path.join(folder, "study.journal"))
+                                          else {}).values()):
+        time.sleep(0.2)
+    time.sleep(0.5)
+    driver.send_signal(signal.SIGTERM)
+    _, err = driver.communicate(timeout=20)  # each running trial stops at its next progress call (~1 s)
+    assert driver.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert sum(s == "COMPLETE" for s, _, _ in states(folder).values()) < 50
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("trainer.alpha = [float, nan, 1.0]", "not a finite number"),
+    ("trainer.alpha = [float, 0.0, inf]", "not a finite number"),
+    ("trainer.alpha = [float, 1.0, 0.1]", "is above high"),
+    ("trainer.alpha = [float, 0.0, 1.0, log]", "log scale needs low > 0"),
+    ("trainer.alpha = [int, 1.5, 3]", "not an integer"),
+    ("trainer.alpha = [choice]", "at least one value"),
+    ("trainer.alpha = [exec, 1, 2]", "give [float, low, high]"),
+    ("trainer.alpha = 0.5", "give [float, low, high]"),
+    ("trainer.source = [choice, os:system]", "may not set 'source'"),
+])
+def test_hostile_search_spaces_are_refused_with_one_line(tmp_path, line, problem):
+    from agentos.tuning import read_search
+
+    valid = write(tmp_path, "valid", alpha="[float, 0.1, 1.0, log]")
+    assert read_search(valid).params[0].log  # the valid twin
+    path = write(tmp_path, "hostile", alpha="[float, 0.1, 1.0]")
+    text = open(path).read().replace("trainer.alpha = [float, 0.1, 1.0]", line)
+    open(path, "w").write(text)
+    with pytest.raises(ConfigError, match="hostile.ini") as caught:
+        read_search(path)
+    assert problem in str(caught.value) and line.split(" =")[0] in str(caught.value)
+    result = agentos("tune", path, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "experiments").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("extra, problem", [
+    ("sampler = evil\n", "sampler must be one of"),
+    ("budget = 3\n", "unknown key 'budget' in [tune]"),
+    ("timeout = -1\n", "positive number"),
+    ("[search if trainer.beta = 1]\ntrainer.gamma = [float, 0.5, 0.9]\n", "condition needs trainer.beta"),
+])
+def test_hostile_tune_options_are_refused(tmp_path, extra, problem):
+    from agentos.tuning import read_search
+
+    assert read_search(write(tmp_path, "valid", extra="sampler = random\n")).options["sampler"] == "random"
+    with pytest.raises(ConfigError, match="hostile.ini") as caught:
+        read_search(write(tmp_path, "hostile", extra=extra))
+    assert problem in str(caught.value)
+
+
+def test_a_setting_the_agent_lacks_is_one_line_before_the_study_starts(tmp_path):
+    path = write(tmp_path, alpha="[float, 0.1, 1.0]")
+    text = open(path).read().replace("trainer.alpha =", "trainer.alpah =")
+    open(path, "w").write(text)
+    result = agentos("tune", path, cwd=tmp_path)
+    assert result.returncode == 2 and "sweep.ini: unknown setting 'trainer.alpah'" in result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "experiments" / "sweep" / "study.journal").exists()
+
+
+def test_storage_urls_are_allowlisted(tmp_path):
+    from agentos.tuning import tune
+
+    with pytest.raises(UsageError, match="give a database URL"):
+        tune(write(tmp_path), storage="file:///etc/passwd", quiet=True)
+    assert not (tmp_path / "experiments").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def postgres():
+    """A throwaway server under tmp_path (as ``nobody`` when the tests run as root: postgres refuses root)."""
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
+    assert binaries, "Debian's postgresql is missing (tests/system_packages.py installs it)"
+    bin_dir = os.path.dirname(binaries[-1])
+    home = Path(tempfile.mkdtemp(prefix="agentos-pg-"))  # (pytest's tmp_path is closed to other users)
+    as_user = []
+    if os.geteuid() == 0:
+        shutil.chown(home, "nobody")
+        as_user = ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
+    subprocess.run([*as_user, f"{bin_dir}/initdb", "-D", str(home / "data"), "-U", "agentos", "-A", "trust",
+                    "--no-sync", "-E", "UTF8"], check=True, capture_output=True, cwd="/tmp", timeout=60)
+    port = _free_port()
+    server = subprocess.Popen([*as_user, f"{bin_dir}/postgres", "-D", str(home / "data"), "-h", "127.0.0.1",
+                               "-p", str(port), "-k", str(home), "-c", "fsync=off"], cwd="/tmp",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    time.sleep(0.3)  # accepting connections a moment after the socket listens
+    yield f"postgresql+psycopg2://agentos@127.0.0.1:{port}/postgres"
+    server.send_signal(signal.SIGINT)  # stopped by its pid ("fast" shutdown: clients are disconnected)
+    server.wait(timeout=30)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def test_two_drivers_share_one_study_in_postgresql(tmp_path, postgres):
+    path = write(tmp_path, seeds=2, episodes=20, trials=4, parallel=1, alpha="[float, 0.05, 0.9]")
+    command = [sys.executable, "-m", "agentos", "tune", path, "-j", "1", "-q", "--storage", postgres]
+    drivers = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for _ in range(2)]
+    for driver in drivers:
+        _, err = driver.communicate(timeout=120)
+        assert driver.returncode == 0, err
+    import optuna
+
+    study = optuna.load_study(study_name="sweep", storage=postgres)
+    done = [t for t in study.get_trials() if t.state.name in ("COMPLETE", "PRUNED")]
+    assert len(done) >= 4 and len({t.number for t in done}) == len(done)
+    pids = {t.user_attrs["driver"].split(":")[1] for t in study.get_trials()}
+    assert pids == {str(d.pid) for d in drivers}  # both drivers ran trials of the one study
+    assert not os.path.exists(tmp_path / "experiments" / "sweep" / "study.journal")
+    shown = subprocess.run([sys.executable, "-m", "agentos", "tune", "show", str(tmp_path / "experiments" / "sweep"),
+                            "--json", "--storage", postgres], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert f'"number": {study.best_trial.number}' in shown.stdout
