@@ -125,7 +125,7 @@ def measure(name: str, timeout: float) -> dict:
 def _setup_time(index: Path, results: dict, version: str) -> float:
     """Seconds of a fresh venv with the claim's environment and policy (the verification's first step)."""
     sys.path.insert(0, str(ROOT / "agentos-core" / "src"))
-    from agentos.results._isolated import prepare_venv
+    from agentos.results import prepare_venv
 
     record = json.loads((index / results["record"]).read_text())
     env, policy = record["environment"], record["policy"]

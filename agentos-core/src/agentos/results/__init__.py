@@ -6,7 +6,9 @@ Public API: :func:`evaluate` (test episodes on stated seeds, a ``results.json`` 
 :func:`build_policy` (what a trained package's entry point calls), :func:`make_record` and
 :data:`FORMAT`; weights files (safetensors, read bounded): :func:`check_weights` (the header checked
 before any tensor is read), :func:`quantize` (float tensors as float16 or block-scaled int8) and
-:func:`dequantized` (a quantized file back in its original dtypes). Names are imported on first use.
+:func:`dequantized` (a quantized file back in its original dtypes); :func:`prepare_venv` (a fresh venv
+from an index with an environment and a policy, as ``verify`` and ``evaluate --isolated`` make it).
+Names are imported on first use.
 """
 
 from .._lazy import lazy_attributes
@@ -22,6 +24,7 @@ _LAZY = {
     "check_weights": "._weights",
     "quantize": "._weights",
     "dequantized": "._weights",
+    "prepare_venv": "._isolated",
 }
 
 __all__ = sorted(_LAZY)
