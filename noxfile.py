@@ -156,6 +156,9 @@ SPEED_BENCHES = [
     ["bench_tracking.py"],
     ["bench_academy.py"],
     ["bench_hybrid.py"],
+    ["bench_sandbox.py"],
+    ["bench_verify_upload.py"],
+    ["bench_slurm.py", "--start-slurm"],
 ]
 #: The learning results (`nox -s bench_learning`, tens of minutes to hours on 2 cores); bench_ntuple_hour tests
 #: a run of `agentos train` (--run RUN) and bench_results_runs trains into a folder, so they are run by hand.
@@ -169,7 +172,7 @@ LEARNING_BENCHES = [
     ["bench_selfplay.py", "tictactoe"],
     ["bench_pbt.py"],
 ]
-BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py"]
+BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py", "bench_reproduce_cartpole_ppo.py"]
 
 
 def run_benches(session: nox.Session, benches: list[list[str]]) -> None:

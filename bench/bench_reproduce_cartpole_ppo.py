@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -49,7 +50,7 @@ def main() -> None:
         if threads != "default":
             env["OMP_NUM_THREADS"] = threads
         started = time.perf_counter()
-        proc = subprocess.run(["agentos", "reproduce", "--package", "cartpole_ppo", "--index-url", index,
+        proc = subprocess.run([sys.executable, "-m", "agentos", "reproduce", "--package", "cartpole_ppo", "--index-url", index,
                                "--workdir", os.path.join(work, "w")], env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         recorded = _curve(glob.glob(os.path.join(work, "w", "package", "*", "returns.csv"))[0])

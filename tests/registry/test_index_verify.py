@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from agentos.registry import publish, rebuild_index
 from conftest import wheel_for
+from packaging.version import Version
 from registry.results_maker import iqm, policy_wheel, record
 
 PLUGINS = ["agentos-env-corridor", "agentos-policy-q-table", "agentos-trainer-sarsa", "agentos-policy-random"]
@@ -294,6 +295,9 @@ def test_evaluate_isolated_plays_the_policy_in_the_sandbox(trained):
     assert done.returncode == 0, done.stderr
     assert "policy in the sandbox (bwrap)" in done.stderr
     made = json.loads(out.read_text())
+    # the newest walker the index serves (a doctored 1.0.1 is published by the flagging test when it runs first)
+    releases = json.loads((index / "catalogue.json").read_text())["projects"]["agentos-policy-walker"]["releases"]
+    newest = max((v for v, r in releases.items() if not r.get("yanked")), key=Version)
     assert made["seeds"] == list(range(7, 13)) and made["policy"] == {
-        "name": "walker", "package": "agentos-policy-walker", "version": "1.0.0"}
+        "name": "walker", "package": "agentos-policy-walker", "version": newest}
     assert made["environment"]["name"] == "corridor" and made["iqm"] == -9.0  # what the walker plays on any seed
