@@ -50,8 +50,9 @@ def main() -> None:
         if threads != "default":
             env["OMP_NUM_THREADS"] = threads
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "agentos", "reproduce", "--package", "cartpole_ppo", "--index-url", index,
-                               "--workdir", os.path.join(work, "w")], env=env, capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "agentos", "reproduce", "--package", "cartpole_ppo",
+                               "--index-url", index, "--workdir", os.path.join(work, "w")],
+                              env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         recorded = _curve(glob.glob(os.path.join(work, "w", "package", "*", "returns.csv"))[0])
         new = _curve(glob.glob(os.path.join(work, "w", "agent", "runs", "*", "returns.csv"))[0])
