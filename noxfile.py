@@ -39,6 +39,8 @@ TOOLS = [
     "editables",
     "build",
     "pytest>=8",
+    "pytest-xdist>=3.5",  # the suite runs on every core (-n auto): most of it waits on pip, venvs and servers
+    "pytest-timeout>=2.3",  # a test that hangs fails alone (--timeout) instead of stalling the whole run
     "dask[distributed]>=2024.1",  # agentos experiment --scheduler (the agentos-core[dask] extra)
     "dask-jobqueue>=0.8",  # agentos experiment --cluster slurm (the agentos-core[cluster] extra)
     "optuna>=4.0",  # agentos tune (the agentos-core[tune] extra)
@@ -68,6 +70,11 @@ TOOLS = [
 ]
 
 
+#: How ``nox -s tests`` runs pytest: a worker per core (at most 4), each test file on one worker (its module
+#: fixtures made once), and no test longer than 10 minutes (a hang is one failure, named, not a stalled run).
+PYTEST_RUN = ["--numprocesses", "auto", "--maxprocesses", "4", "--dist", "loadfile", "--timeout", "600"]
+
+
 def install_project(session: nox.Session) -> None:
     """agentos-core and every first-party plugin, editable, with torch pinned first."""
     session.install(TORCH)
@@ -87,7 +94,7 @@ def tests(session: nox.Session) -> None:
     if system_packages.main() != 0:
         session.error("the tests need the system programs named above")
     install_project(session)
-    session.run("pytest", "-q", *session.posargs)
+    session.run("pytest", "-q", *PYTEST_RUN, *session.posargs)
 
 
 @nox.session

@@ -1,4 +1,5 @@
-"""``agentos reproduce --package cartpole_ppo`` from the embedded index: wall time and verdict, per thread setting.
+"""``agentos reproduce --package cartpole_ppo`` from the embedded index: wall time and verdict, per thread setting
+(``--package`` names another trained package).
 
 Each repeat runs the real command (a fresh venv from the package's lock, by hash from ``index/`` over
 file://; torch and SB3 from pip's configured index; 100,000 PPO steps retrained) with
@@ -40,6 +41,8 @@ def _first_difference(a, b) -> int | None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", nargs="+", default=["default", "1", "1"])
+    parser.add_argument("--package", default="cartpole_ppo",
+                        help="another trained package of the index (the smoke run takes corridor_sarsa: seconds)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     index = "file://" + os.path.join(ROOT, "index")
@@ -50,7 +53,7 @@ def main() -> None:
         if threads != "default":
             env["OMP_NUM_THREADS"] = threads
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "agentos", "reproduce", "--package", "cartpole_ppo",
+        proc = subprocess.run([sys.executable, "-m", "agentos", "reproduce", "--package", args.package,
                                "--index-url", index, "--workdir", os.path.join(work, "w")],
                               env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - started
@@ -63,7 +66,7 @@ def main() -> None:
                         "first_difference_from_recorded": _first_difference(recorded, new),
                         "first_difference_from_first_repeat": _first_difference(first_curve, new)})
         print(json.dumps(repeats[-1]), flush=True)
-    result = {"command": "agentos reproduce --package cartpole_ppo --index-url file://<repo>/index",
+    result = {"command": f"agentos reproduce --package {args.package} --index-url file://<repo>/index",
               "date": dt.date.today().isoformat(), "machine": f"{platform.processor() or platform.machine()}, "
               f"{os.cpu_count()} cores, {platform.system()} {platform.release()}", "repeats": repeats}
     if args.json:

@@ -58,8 +58,9 @@ SMOKE: dict[str, list[str]] = {
     # {run}: a run folder of `agentos train` (a small n-tuple network trained for a few games, see tiny_run)
     "bench_ntuple_hour.py": ["--run", "{run}", "--greedy-games", "4", "--search-games", "2", "--processes", "1",
                              "--json", "{out}", "--plot", "curve.png"],
-    # one reproduction of the index's cartpole_ppo on one thread (a fresh venv and 100,000 steps: ~100 s)
-    "bench_reproduce_cartpole_ppo.py": ["--threads", "1", "--json", "{out}"],
+    # one reproduction on one thread of the index's corridor_sarsa (cartpole_ppo's fresh venv with torch and SB3
+    # and 100,000 steps take ~100 s; tests/learning/test_reproduce_sb3.py reproduces an SB3 run)
+    "bench_reproduce_cartpole_ppo.py": ["--threads", "1", "--package", "corridor_sarsa", "--json", "{out}"],
 }
 
 #: scripts whose smoke run needs a fixture of another test module (bubblewrap, a running Slurm, a served

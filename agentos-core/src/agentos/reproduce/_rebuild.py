@@ -153,7 +153,7 @@ def build_venv(folder: str, requirements: list[str], constraints: dict[str, str]
         handle.writelines(f"{name}=={version}\n" for name, version in sorted(constraints.items()))
     echo(f"installing {len(requirements)} locked packages by hash (their requirements at the lock's versions)")
     proc = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-input",
+        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-input", "--no-compile",
          "-c", constraints_path, *requirements],
         capture_output=True, text=True,
     )

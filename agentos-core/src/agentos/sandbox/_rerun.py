@@ -110,7 +110,7 @@ def _play(env_name: str, policy_name: str, env: dict | None, target: dict | None
     deadline = time.monotonic() + timeout
     env_spec = f"{env_name}=={env['version']}" if env else env_name
     policy_spec = f"{policy_name}=={target['version']}" if target else policy_name
-    with tempfile.TemporaryDirectory(prefix="agentos-verify-") as folder:
+    with tempfile.TemporaryDirectory(prefix="agentos-verify-", ignore_cleanup_errors=True) as folder:
         try:
             for side in ("env", "policy"):
                 os.mkdir(os.path.join(folder, side))
