@@ -93,10 +93,10 @@ def _run(cmd: list[str], what: str, env=None, timeout: float | None = None) -> N
 
 
 def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = None, echo=None,
-              timeout: float | None = None) -> dict:
+              timeout: float | None = None, one_shot: bool = False) -> dict:
     """Give the agent in ``directory`` its own venv: agentos-core and the starter components are
     installed there from the registry (their exact files, hashes checked), and agent.ini records
-    ``venv`` and ``index-url``."""
+    ``venv`` and ``index-url``. ``one_shot``: a venv used once (verify), so no bytecode is compiled."""
     from ..config import AgentConfig, atomic_write
     from . import _requirements
     from ._client import IndexClient, choose_file, resolve_index_url
@@ -120,8 +120,8 @@ def init_venv(directory: str, venv: str = ".venv", *, index_url: str | None = No
 
     core = f"agentos-core @ {pathlib.Path(path).as_uri()}#sha256={entry['hashes']['sha256']}"
     echo("installing agentos-core and its requirements into it")
-    _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", core], "installing agentos-core",
-         timeout=timeout)
+    _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *(["--no-compile"] if one_shot else []),
+          core], "installing agentos-core", timeout=timeout)
     config.document.set("agentos", "venv", venv)
     config.document.set("agentos", "index-url", url)
     req_path = _requirements.requirements_path(config)

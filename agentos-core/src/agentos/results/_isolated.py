@@ -128,7 +128,7 @@ def prepare_venv(folder: str, environment: str, policy: str | None, *, index_url
 
     ini = os.path.join(folder, "agent.ini")
     atomic_write(ini, "[agentos]\n")
-    made = init_venv(folder, ".venv", index_url=index_url, echo=echo, timeout=left())
+    made = init_venv(folder, ".venv", index_url=index_url, echo=echo, timeout=left(), one_shot=True)
     # only what programs, caches and pip need (no tokens); and the install imports nothing it installed:
     # the policy package's code runs only in the sandbox
     env = {**passed_on_environ(os.environ), _REEXEC_ENV: made["venv"], "AGENTOS_INDEX_URL": made["index_url"],
