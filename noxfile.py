@@ -66,12 +66,16 @@ TOOLS = [
     # agentos-tracker-mlflow's tests: a real `mlflow server` (the plugin itself needs mlflow-skinny only)
     "mlflow>=2.10",
 ]
+#: test oracles read as files only (never imported), installed without their dependencies: rl_zoo3's
+#: hyperparams/*.yml are the zoo presets' facts (plugins/agentos-preset-zoo/tests/test_zoo_presets.py)
+ORACLES = ["rl_zoo3==2.9.2"]
 
 
 def install_project(session: nox.Session) -> None:
     """agentos-core and every first-party plugin, editable, with torch pinned first."""
     session.install(TORCH)
     session.install(*TOOLS)
+    session.install("--no-deps", *ORACLES)
     session.install("--no-build-isolation", "-e", "./agentos-core", *[arg for p in PLUGINS for arg in ("-e", p)])
 
 

@@ -68,7 +68,9 @@ def load_preset(name: str, host=None) -> Preset:
     names = host.names("preset")
     spec = host.find("preset", name)
     if spec is None:
-        listed = ", ".join(sorted(names)) or "none installed"
+        shown = sorted(names)
+        listed = ", ".join(shown[:12]) + (f" and {len(shown) - 12} more: agentos list --kind preset"
+                                          if len(shown) > 12 else "") if shown else "none installed"
         raise UsageError(f"no preset named {name!r}{did_you_mean(name, names)} "
                          f"(presets: {listed}; agentos install preset NAME)")
     try:
