@@ -68,6 +68,7 @@ def test_every_preset_equals_rl_zoo3s_own_file(zoo, data):
         hp = dict(zoo[(algo, task)])
         settings = dict(preset["components"]["trainer"][1])
         assert preset["environments"] == {"gymnasium": {"environment": {"id": task}}}
+        assert preset["environment"] == "gymnasium"
         assert preset["zoo"]["n_timesteps"] == int(hp.pop("n_timesteps"))
         assert settings.pop("algorithm") == ALGORITHMS[algo]
         assert settings.pop("network") == hp.pop("policy")

@@ -1,35 +1,30 @@
 """rl-baselines3-zoo's tuned hyperparameters as AgentOS presets, one per (algorithm, task) pair.
 
-The numbers live in ``zoo.json`` (plain data, written by ``tools/import_zoo_presets.py`` from rl_zoo3's own
-``hyperparams/*.yml``); each preset's entry point names an attribute of this module, which reads that file
-(no torch, no gymnasium). :data:`SKIPPED` lists the pairs left out, each with the reason.
+One entry point, ``zoo``: a family of presets (``zoo_sac_pendulum_v1``, ``zoo_ppo_lunarlander_v3``...). The
+numbers live in ``zoo.json`` (plain data, written by ``tools/import_zoo_presets.py`` from rl_zoo3's own
+``hyperparams/*.yml``); reading them imports nothing heavy. :data:`SKIPPED` lists the pairs left out, each
+with the reason; ``python -m agentos_preset_zoo`` lists the presets.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 from importlib import resources
 
-__all__ = ["SKIPPED", "SOURCE", "presets"]
+__all__ = ["PRESET", "SKIPPED", "SOURCE", "presets"]
 
-
-@functools.cache
-def _data() -> dict:
-    return json.loads(resources.files(__name__).joinpath("zoo.json").read_text(encoding="utf-8"))
+_DATA = json.loads(resources.files(__name__).joinpath("zoo.json").read_text(encoding="utf-8"))
+SOURCE: dict = _DATA["source"]
+SKIPPED: list = _DATA["skipped"]
+PRESET = {
+    "summary": f"rl-baselines3-zoo's tuned hyperparameters (rl_zoo3 {SOURCE['version']}), "
+               "one preset per (algorithm, task): zoo_<algorithm>_<task>",
+    "listing": "python -m agentos_preset_zoo lists them",
+    "variants": _DATA["presets"],
+}
 
 
 def presets() -> dict[str, dict]:
-    """preset name -> the preset (``zoo`` holds rl-zoo's algorithm file, task, task family and n_timesteps)."""
-    return _data()["presets"]
-
-
-def __getattr__(name: str):
-    if name == "SKIPPED":
-        return _data()["skipped"]
-    if name == "SOURCE":
-        return _data()["source"]
-    found = _data()["presets"].get(name)
-    if found is None:
-        raise AttributeError(f"module {__name__!r} has no preset {name!r}")
-    return json.loads(json.dumps(found))  # a copy: callers may change theirs
+    """preset name (``zoo_sac_pendulum_v1``) -> the preset (``zoo``: rl-zoo's algorithm file, task, family,
+    n_timesteps)."""
+    return {f"zoo_{name}": json.loads(json.dumps(preset)) for name, preset in _DATA["presets"].items()}
