@@ -11,6 +11,7 @@ import gymnasium
 import numpy as np
 import pytest
 from agentos.api import publish_run, train
+from agentos.experiments import load_preset
 from agentos_policy_sb3 import SB3Policy
 
 PRESET = "zoo_a2c_pendulum_v1"  # rl-zoo's A2C on Pendulum-v1: normalize, n_envs 8, a lin_ schedule, gSDE
@@ -65,3 +66,16 @@ def test_they_survive_publish_and_install(run, tmp_path):
     for seed in range(3):
         obs, _ = env.reset(seed=seed)
         assert np.allclose(installed.decide(obs), trained.decide(obs))
+
+
+@pytest.mark.parametrize("name", [
+    "zoo_dqn_cartpole_v1",  # train_freq, exploration, net_arch
+    "zoo_ppo_lstm_acrobot_v1",  # RecurrentPPO, normalize, 16 environments
+    "zoo_ddpg_pendulum_v1",  # action noise
+    "zoo_trpo_mountaincarcontinuous_v0",  # gSDE, normalize
+])
+def test_presets_of_other_algorithms_train_a_few_hundred_steps(name, tmp_path):
+    (tmp_path / "agent.ini").write_text(f"[environment]\ndefault = gymnasium\n\n[preset]\ndefault = {name}\n")
+    summary = train(str(tmp_path / "agent.ini"), steps=200, seed=0, threads=1)
+    env = gymnasium.make(load_preset(name).environments["gymnasium"]["environment"]["id"])
+    SB3Policy(env.observation_space, env.action_space, device="cpu").load(summary["checkpoint"])
