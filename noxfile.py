@@ -49,6 +49,7 @@ TOOLS = [
     "imageio>=2.28",  # agentos run --record (the agentos-core[replay] extra): the replay tests decode GIFs
     "imageio-ffmpeg",  # and --record FILE.mp4 (the video encoder)
     RUFF,
+    "pyyaml",  # reads rl_zoo3's hyperparameter files (ORACLES below)
     "stable-baselines3>=2.3",
     "tensorboard",
     # the registry server's tests: its extra, real twine, a real browser driver, an async HTTP client
