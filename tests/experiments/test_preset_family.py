@@ -1,5 +1,6 @@
-"""The zoo is one preset family (entry point ``zoo``): its presets resolve by name in agent.ini, in the
-registry and in `agentos install preset NAME --default`, which also makes gymnasium the environment."""
+"""Preset families, with the first-party one (``zoo``, agentos-preset-zoo): its presets resolve by name in
+agent.ini, in the registry and in `agentos install preset NAME --default`, which also makes the preset's
+environment agent.ini's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from agentos.experiments import load_preset
 from agentos.registry._client import IndexClient
 from agentos.registry._install import _preset_decides, find_project
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "agentos-preset-zoo"
 
 
 def test_a_preset_of_the_family_loads_by_its_full_name():
