@@ -84,3 +84,18 @@ def test_bad_normalize_settings_are_clear(value):
     SB3Trainer(algorithm="A2C", normalize='{"norm_obs": true, "norm_reward": false}')  # the valid twin
     with pytest.raises(ValueError, match="normalize"):
         SB3Trainer(algorithm="A2C", normalize=value)
+
+
+@pytest.mark.parametrize("scheme", ["float16", "int8"])
+def test_publish_quantize_keeps_the_statistics_exact(trained, tmp_path, scheme):
+    from agentos.results import check_weights, dequantized, quantize
+
+    env, policy, _ = trained
+    policy.save_safetensors(str(tmp_path / "p.safetensors"))
+    changed = quantize(str(tmp_path / "p.safetensors"), str(tmp_path / "q.safetensors"), scheme)
+    assert changed and not [name for name in changed if name.startswith("vecnormalize.")]  # the network shrinks
+    path = dequantized(str(tmp_path / "q.safetensors"), check_weights(str(tmp_path / "q.safetensors")), str(tmp_path))
+    loaded = _fresh(env)
+    loaded.load_safetensors(path)
+    for key, array in policy.normalization.arrays.items():
+        assert np.array_equal(loaded.normalization.arrays[key], array), key

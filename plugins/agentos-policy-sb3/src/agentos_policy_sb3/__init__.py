@@ -235,6 +235,7 @@ class SB3Policy(Policy):
         if self.normalization is not None:
             tensors, metadata["normalization"] = self.normalization.to_safetensors()
             state.update(tensors)
+            metadata["agentos.exact"] = json.dumps(sorted(tensors))  # agentos publish --quantize keeps them exact
         save_file(state, path, metadata=metadata)
 
     def load_safetensors(self, path: str) -> None:
