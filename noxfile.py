@@ -51,6 +51,7 @@ TOOLS = [
     "imageio>=2.28",  # agentos run --record (the agentos-core[replay] extra): the replay tests decode GIFs
     "imageio-ffmpeg",  # and --record FILE.mp4 (the video encoder)
     RUFF,
+    "pyyaml",  # reads rl_zoo3's hyperparameter files (ORACLES below)
     "stable-baselines3>=2.3",
     "tensorboard",
     # the registry server's tests: its extra, real twine, a real browser driver, an async HTTP client
@@ -68,6 +69,9 @@ TOOLS = [
     # agentos-tracker-mlflow's tests: a real `mlflow server` (the plugin itself needs mlflow-skinny only)
     "mlflow>=2.10",
 ]
+#: test oracles read as files only (never imported), installed without their dependencies: rl_zoo3's
+#: hyperparams/*.yml are the zoo presets' facts (plugins/agentos-preset-zoo/tests/test_zoo_presets.py)
+ORACLES = ["rl_zoo3==2.9.2"]
 
 
 #: How ``nox -s tests`` runs pytest: a worker per core (at most 4), each test file on one worker (its module
@@ -79,6 +83,7 @@ def install_project(session: nox.Session) -> None:
     """agentos-core and every first-party plugin, editable, with torch pinned first."""
     session.install(TORCH)
     session.install(*TOOLS)
+    session.install("--no-deps", *ORACLES)
     session.install("--no-build-isolation", "-e", "./agentos-core", *[arg for p in PLUGINS for arg in ("-e", p)])
 
 

@@ -7,6 +7,7 @@ imports only that small module, never torch)::
         "summary": "tabular SARSA",
         "components": {"policy": ["q_table", {"key": "auto"}], "trainer": ["sarsa", {"alpha": 0.5}]},
         "environments": {"2048": {"trainer": {"alpha": 0.05}}},   # optional per-environment settings
+        "environment": "2048",   # optional: the environment it is for (``install preset --default`` sets it)
     }
 
 :func:`agent_ini_text` turns a preset, an environment and setting overrides into an ``agent.ini``.
@@ -30,6 +31,7 @@ class Preset:
     summary: str = ""
     components: dict = field(default_factory=dict)  # kind -> (component name, settings)
     environments: dict = field(default_factory=dict)  # environment -> kind -> settings
+    environment: str | None = None  # the environment the preset is for, when it names one
 
     def settings_for(self, environment: str) -> dict[str, dict]:
         """kind -> settings of this preset on ``environment`` (per-environment values win)."""
@@ -48,6 +50,9 @@ def _validate(name: str, data) -> dict:
               and isinstance(value[0], str) and isinstance(value[1], dict))
         if not ok:
             raise UsageError(f"preset {name!r}: components.{kind} must be [name, {{settings}}] (policy/trainer/agent)")
+    environment = data.get("environment")
+    if environment is not None and not (isinstance(environment, str) and environment.strip()):
+        raise UsageError(f"preset {name!r}: environment must be the name of an environment component")
     for env, kinds in (data.get("environments") or {}).items():
         if not isinstance(kinds, dict) or any(k not in data["components"] and k != "environment" for k in kinds):
             raise UsageError(f"preset {name!r}: environments.{env} names a kind the preset has no component for")
@@ -60,24 +65,53 @@ def load_preset(name: str, host=None) -> Preset:
     The host's rules hold: a name two packages declare is the first one's (the other is reported as
     a duplicate), ``AGENTOS_DISABLE_PLUGINS`` keeps a package's module from being imported, and a
     preset that fails to import is a one-line error of its own. ``host`` defaults to a new one.
+
+    A preset may be a family: ``{"summary": ..., "variants": {"sac_pendulum_v1": {preset}, ...}}`` under
+    one entry point ``zoo`` gives the presets ``zoo_sac_pendulum_v1``... (the family's name, a separator,
+    the variant's), each a preset as above.
     """
     from ..errors import ComponentLoadError
     from ..host import ComponentHost
 
     host = host or ComponentHost()
     names = host.names("preset")
-    spec = host.find("preset", name)
+    spec, variant = host.find("preset", name), None
+    if spec is None and (family := family_of(name, names)) is not None:
+        spec, variant = host.find("preset", family), normalize(name)[len(normalize(family)) + 1:]
     if spec is None:
         listed = ", ".join(sorted(names)) or "none installed"
         raise UsageError(f"no preset named {name!r}{did_you_mean(name, names)} "
                          f"(presets: {listed}; agentos install preset NAME)")
     try:
-        data = _validate(spec.name, host.load("preset", spec.name))
+        data = host.load("preset", spec.name)
     except ComponentLoadError as exc:  # disabled, a duplicate, or its module failed: one line
         raise UsageError(str(exc)) from None
+    label = spec.name
+    if isinstance(data, dict) and isinstance(data.get("variants"), dict):
+        variants = {normalize(str(k)): (str(k), v) for k, v in data["variants"].items()}
+        if variant is None or variant not in variants:
+            example = f"{spec.name}_{sorted(k for k, _ in variants.values())[0]}" if variants else spec.name
+            wanted = [f"{spec.name}_{k}" for k, _ in variants.values()]
+            hint = did_you_mean(name, wanted) if variant is not None else ""
+            raise UsageError(f"preset {spec.name!r} is a family of {len(variants)} presets; "
+                             f"{'no ' + repr(name) + hint if variant is not None else 'name one'} "
+                             f"(e.g. {example}; {data.get('listing') or 'see its package README'})")
+        label = f"{spec.name}_{variants[variant][0]}"
+        data = variants[variant][1]
+    elif variant is not None:
+        raise UsageError(f"no preset named {name!r}{did_you_mean(name, names)} ({spec.name} is not a family)")
+    data = _validate(label, data)
     components = {kind: (value[0], dict(value[1])) for kind, value in data["components"].items()}
-    return Preset(spec.name, spec.version, spec.package, str(data.get("summary", "")), components,
-                  dict(data.get("environments") or {}))
+    return Preset(label, spec.version, spec.package, str(data.get("summary", "")), components,
+                  dict(data.get("environments") or {}), data.get("environment"))
+
+
+def family_of(name: str, names) -> str | None:
+    """The longest of ``names`` that ``name`` starts with, followed by a separator (``zoo`` for
+    ``zoo_sac_pendulum_v1``), or None."""
+    wanted = normalize(name)
+    found = [n for n in names if wanted.startswith(normalize(n) + "-")]
+    return max(found, key=len) if found else None
 
 
 def apply_settings(preset: Preset, environment: str, overrides: dict) -> dict[str, dict]:
@@ -139,6 +173,22 @@ def defaults_in_the_way(config, name: str) -> list[tuple[str, str, str]]:
         if current is not None and normalize(current) != normalize(comp):
             clashes.append((kind, current, comp))
     return clashes
+
+
+def environment_in_the_way(config, name: str) -> tuple[str | None, str] | None:
+    """(agent.ini's default environment, the preset's) when preset ``name`` is for one environment
+    (its ``environment``) and agent.ini's is another; None otherwise or when it cannot be loaded."""
+    import importlib
+
+    importlib.invalidate_caches()
+    try:
+        preset = load_preset(name)
+    except UsageError:
+        return None
+    current = config.default("environment")
+    if preset.environment is None or normalize(current or "") == normalize(preset.environment):
+        return None
+    return current, preset.environment
 
 
 def expand_preset(config):

@@ -24,6 +24,7 @@ import pathlib
 
 from ..config import AgentConfig, atomic_write
 from ..core._paths import agent_ini_path
+from ..core._presets import family_of
 from ..errors import AgentOSError, UsageError
 from ..host import canonical_kind, did_you_mean, distribution_name, normalize
 from . import _extras, _pip, _requirements
@@ -71,6 +72,9 @@ def find_project(client: IndexClient, kind: str, name: str) -> tuple[str, str, s
     for row in rows:
         if normalize(row["name"]) == normalize(name):
             return row["project"], row["name"], hosted
+    if kind == "preset" and (family := family_of(name, [r["name"] for r in rows])) is not None:
+        row = next(r for r in rows if r["name"] == family)  # a preset of a family (zoo_sac_pendulum_v1 of zoo)
+        return row["project"], name, hosted
     conventional = distribution_name(kind, name)
     if conventional in hosted:  # every release yanked: only an exact version can be installed
         return conventional, name, hosted
@@ -179,7 +183,9 @@ def install(
     entry = choose_file(files, project, version)
     path = client.fetch_file(entry)
     art = read_artifact(path)
-    if not any(c["kind"] == kind and normalize(c["name"]) == normalize(comp_name) for c in art.components):
+    declared = [c["name"] for c in art.components if c["kind"] == kind]
+    if not any(normalize(n) == normalize(comp_name) for n in declared) and not (
+            kind == "preset" and family_of(comp_name, declared)):
         raise AgentOSError(f"{entry['filename']} does not declare the {kind} {comp_name!r}; not installing it")
     also = _extras.requirements(art, extras)
     package = f"{art.name}[{','.join(extras)}]" if extras else art.name
@@ -351,10 +357,21 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
 
 def _preset_decides(config, preset: str, *, explicit: bool) -> list[str]:
     """A preset made the default with ``--default`` takes over the kinds it has components for: agent.ini's
-    own defaults of those kinds (which would win over it) are removed; without ``--default`` they stay."""
-    from ..core._presets import defaults_in_the_way
+    own defaults of those kinds (which would win over it) are removed; without ``--default`` they stay. A preset
+    for one environment (its ``environment``) makes that agent.ini's environment with ``--default`` (or when
+    agent.ini has none), and says so otherwise."""
+    from ..core._presets import defaults_in_the_way, environment_in_the_way
 
     notes = []
+    if (environments := environment_in_the_way(config, preset)) is not None:
+        current, wanted = environments
+        if explicit or current is None:
+            config.set_default("environment", wanted)
+            notes.append(f"the preset's environment {wanted} replaces {current} as the default environment"
+                         if current else f"the preset's environment {wanted} is the default environment")
+        else:
+            notes.append(f"the preset is for environment {wanted}, not agent.ini's {current} "
+                         f"(agentos install preset {preset} --default switches)")
     for kind, current, comp in defaults_in_the_way(config, preset):
         if explicit:
             config.set_default(kind, None)

@@ -21,6 +21,9 @@ from ..errors import UsageError
 MAX_HEADER = 1 << 20  # bytes of a safetensors JSON header (100,000 tensors of short names fit)
 MAX_TENSORS = 10_000
 QUANTIZED_KEY = "agentos.quantized"  # metadata: JSON {tensor name: its dtype before quantization}
+#: metadata a policy may write: a JSON list of tensor names that ``quantize`` keeps exact (statistics such as
+#: the sb3 policy's VecNormalize means and variances, whose rounding would shift every observation)
+EXACT_KEY = "agentos.exact"
 _ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "U16": 2, "I16": 2, "F16": 2, "BF16": 2, "U32": 4, "I32": 4, "F32": 4,
              "U64": 8, "I64": 8, "F64": 8}
 QUANTIZE_DTYPES = ("float16", "int8")
@@ -118,7 +121,8 @@ def quantize(source: str, target: str, dtype: str = "float16") -> dict:
 
     ``float16``: each value rounded to float16 (values beyond its range are refused: an overflow would
     change the policy). ``int8``: each block of :data:`INT8_BLOCK` values as int8 times one float32
-    scale (the block's absolute maximum / 127), a quarter of float32's size."""
+    scale (the block's absolute maximum / 127), a quarter of float32's size. Tensors named in the
+    metadata's :data:`EXACT_KEY` (a JSON list) are kept as they are."""
     import numpy as np
     from safetensors import safe_open
     from safetensors.numpy import save_file
@@ -130,8 +134,12 @@ def quantize(source: str, target: str, dtype: str = "float16") -> dict:
         meta = dict(f.metadata() or {})
         tensors = {name: f.get_tensor(name) for name in f.keys()}
     changed = {}
+    try:
+        exact = set(json.loads(meta.get(EXACT_KEY, "[]")))
+    except (TypeError, ValueError):
+        raise UsageError(f"{source}: its {EXACT_KEY} metadata is not a JSON list of tensor names") from None
     for name, array in list(tensors.items()):
-        if array.dtype.kind != "f" or array.dtype == np.float16 or not np.isfinite(array).all():
+        if name in exact or array.dtype.kind != "f" or array.dtype == np.float16 or not np.isfinite(array).all():
             continue
         entry = {"dtype": str(array.dtype), "scheme": dtype, "shape": list(array.shape)}
         if dtype == "int8":

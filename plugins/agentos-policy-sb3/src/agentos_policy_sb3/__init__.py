@@ -5,7 +5,8 @@ the observation space unless ``network`` says; an actor-critic for PPO, a Q-netw
 ``sb3`` trainer trains it in place. Checkpoints hold the network's ``state_dict`` and plain settings
 (``torch.load(path, weights_only=True)`` reads them): no pickle. Trained-policy packages ship the same
 ``state_dict`` as safetensors, the settings that rebuild the network (algorithm, network,
-policy_kwargs) as its metadata (:meth:`SB3Policy.save_safetensors`).
+policy_kwargs) as its metadata (:meth:`SB3Policy.save_safetensors`). When the trainer normalized observations
+(``VecNormalize``), the statistics travel with the network (:mod:`._normalization`) and are applied when it acts.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from ._networks import (
     check_policy_kwargs,
     choose_network,
 )
+from ._normalization import PREFIX, Normalization, normalize_options
 
-__all__ = ["ACTIVATIONS", "ALGORITHMS", "SB3Policy", "algorithm_class", "canonical_algorithm", "check_policy_kwargs"]
+__all__ = ["ACTIVATIONS", "ALGORITHMS", "Normalization", "SB3Policy", "algorithm_class", "canonical_algorithm",
+           "check_policy_kwargs", "normalize_options"]
 
 FORMAT = "agentos-sb3/1"
 
@@ -84,6 +87,7 @@ class SB3Policy(Policy):
         self.device_setting = check_device(device)
         use_torch_threads()  # one CPU thread unless [agentos] threads, --threads or $OMP_NUM_THREADS say otherwise
         self.net = None  # an SB3 BasePolicy, built on first use, by the trainer or by load()
+        self.normalization: Normalization | None = None  # VecNormalize's statistics, when the trainer used it
         self._discrete = type(action_space).__name__ == "Discrete"
         self._seed = seed
         self.reset()
@@ -131,6 +135,10 @@ class SB3Policy(Policy):
             self.net = None
         self.algorithm, self.network, self.kwargs = algorithm, chosen, kwargs
 
+    def adopt_normalization(self, normalization: Normalization | None) -> None:
+        """Called by the trainer: the ``VecNormalize`` statistics it trained with (None: none)."""
+        self.normalization = normalization
+
     def adopt_extras(self, extras: dict) -> None:
         """Called by the trainer: kwargs the algorithm gave its network itself (``use_sde``)."""
         self.kwargs.update(check_policy_kwargs(extras))
@@ -157,6 +165,8 @@ class SB3Policy(Policy):
 
         if self.net is None:
             self.net = self.build_net()
+        if self.normalization is not None:
+            observation = self.normalization.observation(observation)
         extra = {}
         if self.algorithm == "RecurrentPPO":
             extra = {"state": self._state, "episode_start": np.array([self._episode_start])}
@@ -191,7 +201,8 @@ class SB3Policy(Policy):
     def save(self, path: str) -> None:
         import torch
 
-        torch.save({**self._architecture(), "state_dict": self._state_dict()}, path)
+        extra = {} if self.normalization is None else {"normalization": self.normalization.to_saved()}
+        torch.save({**self._architecture(), "state_dict": self._state_dict(), **extra}, path)
 
     def load(self, path: str) -> None:
         import pickle
@@ -205,7 +216,13 @@ class SB3Policy(Policy):
                              "and plain values, so it was refused unread") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path} is not an sb3 policy checkpoint")
-        self._adopt_saved(path, data, data["state_dict"])
+        normalization = data.get("normalization")
+        if normalization is not None:
+            normalization = Normalization.from_saved(normalization, self._observation_shape(), path)
+        self._adopt_saved(path, data, data["state_dict"], normalization)
+
+    def _observation_shape(self):
+        return getattr(self.observation_space, "shape", None)
 
     def save_safetensors(self, path: str) -> None:
         """The network's ``state_dict`` as safetensors, the settings that rebuild it as string metadata."""
@@ -214,7 +231,12 @@ class SB3Policy(Policy):
         from safetensors.torch import save_file
 
         state = self._state_dict()
-        save_file(state, path, metadata={k: json.dumps(v) for k, v in self._architecture().items()})
+        metadata = {k: json.dumps(v) for k, v in self._architecture().items()}
+        if self.normalization is not None:
+            tensors, metadata["normalization"] = self.normalization.to_safetensors()
+            state.update(tensors)
+            metadata["agentos.exact"] = json.dumps(sorted(tensors))  # agentos publish --quantize keeps them exact
+        save_file(state, path, metadata=metadata)
 
     def load_safetensors(self, path: str) -> None:
         """Read what :meth:`save_safetensors` wrote: the metadata's architecture must fit this policy's
@@ -231,9 +253,14 @@ class SB3Policy(Policy):
             except (KeyError, ValueError):
                 raise ValueError(f"{path} is not an sb3 policy checkpoint (its metadata lacks the settings)") from None
             state = {name: f.get_tensor(name) for name in f.keys()}
-        self._adopt_saved(path, settings, state)
+        saved = {name: state.pop(name) for name in list(state) if name.startswith(PREFIX)}
+        normalization = None
+        if saved or "normalization" in meta:
+            normalization = Normalization.from_safetensors(saved, meta.get("normalization", ""),
+                                                           self._observation_shape(), path)
+        self._adopt_saved(path, settings, state, normalization)
 
-    def _adopt_saved(self, path: str, settings: dict, state: dict) -> None:
+    def _adopt_saved(self, path: str, settings: dict, state: dict, normalization: Normalization | None = None) -> None:
         """Check a checkpoint's settings (data from a file: allowlisted) and tensors, then act with them."""
         import torch
 
@@ -279,6 +306,7 @@ class SB3Policy(Policy):
         net.load_state_dict(state, strict=False)  # the names left out are aliases of tensors in state
         net.set_training_mode(False)
         self.net = net
+        self.normalization = normalization
         self.reset()
 
 

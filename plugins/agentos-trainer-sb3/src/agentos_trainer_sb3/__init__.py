@@ -14,7 +14,10 @@ means a schedule falling linearly from 0.001 to 0 over the ``--steps`` budget.
 * ``n_envs``: environments stepped together (default 1). Copies are made with ``gymnasium.make``
   from the agent's environment's ``spec`` (else with ``copy.deepcopy``).
 * ``vec_env``: ``dummy`` (one process, default) or ``subproc`` (one process per environment).
-* ``normalize``: wrap the environments in SB3's ``VecNormalize`` (default false).
+* ``normalize``: wrap the environments in SB3's ``VecNormalize``: ``false`` (default), ``true``, or a JSON
+  object of ``norm_obs``, ``norm_reward``, ``clip_obs``, ``clip_reward`` (rl-zoo's ``normalize``; its discount
+  is the algorithm's ``gamma`` when set, as in rl-zoo). The statistics are handed to the policy, which saves
+  them with its network and normalizes what it sees when it acts; training on continues from them.
 """
 
 from __future__ import annotations
@@ -24,14 +27,20 @@ import inspect
 import re
 
 from agentos import Trainer
-from agentos_policy_sb3 import algorithm_class, canonical_algorithm, check_policy_kwargs
+from agentos_policy_sb3 import (
+    Normalization,
+    algorithm_class,
+    canonical_algorithm,
+    check_policy_kwargs,
+    normalize_options,
+)
 
 from ._ars import heed_callbacks
 from ._masks import masked
 
 __all__ = ["SB3Trainer", "linear_schedule"]
 
-OWN = {"algorithm", "n_envs", "vec_env", "seed", "verbose"}
+OWN = {"algorithm", "n_envs", "vec_env", "seed", "verbose", "normalize"}
 #: keywords that take live objects (classes, callables): never from settings (action_noise has its own form)
 RESERVED = {"policy", "env", "device", "policy_kwargs", "_init_setup_model", "tensorboard_log", "replay_buffer_class",
             "replay_buffer_kwargs", "rollout_buffer_class", "rollout_buffer_kwargs"}
@@ -82,9 +91,11 @@ class SB3Trainer(Trainer):
         verbose: int = 0,
         network: str = "auto",
         policy_kwargs=None,
+        normalize=False,
         **hyperparameters,
     ):
         algorithm = canonical_algorithm(algorithm)
+        self.normalize = normalize_options(normalize)
         self.network = None if str(network).lower() == "auto" else str(network)
         self.policy_kwargs = check_policy_kwargs(policy_kwargs)
         if int(n_envs) < 1:
@@ -153,7 +164,7 @@ class SB3Trainer(Trainer):
             raise ValueError("give episodes or steps")
         seed = self.seed if seed is None else seed
         policy.adopt_algorithm(self.algorithm, self.network, self.policy_kwargs)
-        vec = self._vec_env(environment)
+        vec = self._normalized(self._vec_env(environment), policy)
         if self.model is None or policy.net is not self._model_net:
             cls = algorithm_class(self.algorithm)
             model = cls(
@@ -212,7 +223,27 @@ class SB3Trainer(Trainer):
             self.model.num_timesteps = self.model.__dict__.pop("_agentos_steps", self.model.num_timesteps)
         finally:
             self.model.policy.set_training_mode(False)
+            if self.normalize is not None:
+                policy.adopt_normalization(Normalization.from_vec_normalize(vec))
         return self.model
+
+    def _normalized(self, vec, policy):
+        """``vec`` in ``VecNormalize`` when ``normalize`` says so, continuing from the policy's statistics."""
+        if self.normalize is None:
+            if getattr(policy, "normalization", None) is not None:
+                raise ValueError("the sb3 policy was trained on normalized observations: set normalize = true "
+                                 "(or the options it was trained with) to train it on")
+            return vec
+        from stable_baselines3.common.vec_env import VecNormalize
+
+        options = {"gamma": self.hyperparameters["gamma"]} if "gamma" in self.hyperparameters else {}
+        vec = VecNormalize(vec, **options, **self.normalize)
+        if isinstance(vec.obs_rms, dict):
+            raise ValueError("normalize needs a Box observation space "
+                             "(the sb3 policy cannot normalize Dict observations)")
+        if policy.normalization is not None:
+            policy.normalization.restore_into(vec)
+        return vec
 
 
 class _MakeMonitored:

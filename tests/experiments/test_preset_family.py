@@ -1,0 +1,51 @@
+"""Preset families, with the first-party one (``zoo``, agentos-preset-zoo): its presets resolve by name in
+agent.ini, in the registry and in `agentos install preset NAME --default`, which also makes the preset's
+environment agent.ini's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agentos.api import publish
+from agentos.config import AgentConfig
+from agentos.errors import UsageError
+from agentos.experiments import load_preset
+from agentos.registry._client import IndexClient
+from agentos.registry._install import _preset_decides, find_project
+
+PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "agentos-preset-zoo"
+
+
+def test_a_preset_of_the_family_loads_by_its_full_name():
+    preset = load_preset("zoo_sac_pendulum_v1")
+    assert preset.name == "zoo_sac_pendulum_v1" and preset.environment == "gymnasium"
+    assert load_preset("ZOO-SAC-Pendulum-v1").components == preset.components  # names as people write them
+
+
+@pytest.mark.parametrize("name, message", [
+    ("zoo", "a family of 132 presets; name one"),  # the family itself is not a preset: it names one
+    ("zoo_sac_pendulum", "did you mean 'zoo_sac_pendulum_v1'?"),
+    ("zoo_sac_cartpole_v1", "no 'zoo_sac_cartpole_v1'"),  # SAC acts in Box spaces: rl-zoo has no such pair
+    ("ppo_zoo_extra", "ppo_zoo is not a family"),
+])
+def test_names_outside_the_family_are_one_line_errors(name, message):
+    with pytest.raises(UsageError, match=message) as error:
+        load_preset(name)
+    assert "\n" not in str(error.value) and len(str(error.value)) < 400
+
+
+def test_the_registry_finds_the_family_and_install_default_switches_the_environment(tmp_path):
+    publish([str(PACKAGE)], str(tmp_path / "index"))
+    client = IndexClient((tmp_path / "index").as_uri())
+    project, name, _ = find_project(client, "preset", "zoo_sac_pendulum_v1")
+    assert (project, name) == ("agentos-preset-zoo", "zoo_sac_pendulum_v1")
+    with pytest.raises(UsageError, match="no preset named 'zo_sac_pendulum_v1'"):
+        find_project(client, "preset", "zo_sac_pendulum_v1")
+    (tmp_path / "agent.ini").write_text("[environment]\ndefault = corridor\n\n[policy]\ndefault = random\n")
+    config = AgentConfig.load(str(tmp_path / "agent.ini"))
+    notes = _preset_decides(config, "zoo_sac_pendulum_v1", explicit=False)  # without --default: said, not done
+    assert config.default("environment") == "corridor" and any("--default switches" in n for n in notes)
+    notes = _preset_decides(config, "zoo_sac_pendulum_v1", explicit=True)
+    assert config.default("environment") == "gymnasium" and config.default("policy") is None
+    assert "the preset's environment gymnasium replaces corridor as the default environment" in notes
