@@ -48,6 +48,7 @@ def run_experiment(
     arena_games: int | None = None,
     cluster: str | None = None,
     cluster_options: dict | None = None,
+    watch=None,
 ) -> ExperimentResult:
     """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
 
@@ -67,6 +68,10 @@ def run_experiment(
     ``cluster_options`` for their resources (the keys of a ``[cluster]`` section: ``partition``,
     ``cores``, ``memory``, ``walltime``, ``max-jobs``, ``setup``...), one job per trial up to ``max-jobs``;
     every job is cancelled at the end (see :class:`JobQueueExecutor`).
+    ``watch`` (picklable: it travels to the workers) is called in the worker as ``watch(trial)`` (the
+    trial's dict); it returns ``None`` or ``check(run, result)``, called after each training episode:
+    when it returns a word (e.g. ``"pruned"``) training stops there, the trial is not tested and its
+    record has that status, with the partial training kept (``agentos tune`` prunes this way).
     """
     from ._executors import DaskExecutor, ProcessPool, default_workers
     from ._progress import LiveTrials
@@ -128,7 +133,7 @@ def run_experiment(
             while pending and len(running) < depth:
                 trial = pending[0]
                 try:
-                    future = executor.submit(_run_trial_dict, trial.as_dict() | {"context": context}, channel)
+                    future = executor.submit(_run_trial_dict, trial.as_dict() | {"context": context}, channel, watch)
                 except BrokenProcessPool:  # a worker died since the last wait: the pool takes nothing
                     broken = True
                     break
@@ -215,10 +220,10 @@ def _running(trials, live, reported: bool) -> list[dict]:
     return rows
 
 
-def _run_trial_dict(trial: dict, channel=None) -> dict:
+def _run_trial_dict(trial: dict, channel=None, watch=None) -> dict:
     from ._trial import run_trial
 
-    return run_trial(trial, channel)
+    return run_trial(trial, channel, watch)
 
 
 def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:
