@@ -182,6 +182,7 @@ class _Driver:
     def __init__(self, study, space, options, folder, executor, say, storage: str):
         self.study, self.space, self.options, self.folder = study, space, options, folder
         self.storage = storage  # what a worker opens: the journal's path or the database URL
+        self.study_info = None  # the study as the experiment hooks see it (set by tune)
         self.executor, self.say, self.driver = executor, say, _driver_id()
         self.stop = threading.Event()
 
@@ -211,47 +212,59 @@ class _Driver:
                                    steps=self.options.get("steps"))
 
     def _run(self, trial) -> None:
+        from ._hooks import trial_ended, trial_started
+
+        trial.set_user_attr("driver", self.driver)
+        settings = dict(self.options["settings"]) | self.space.sample(trial)
+        trial.set_user_attr("folder", point_folder(settings))
+        info = trial_started(self.study_info, trial.number, dict(trial.params))
+        outcome: dict = {"state": "interrupted", "value": None, "records": []}
+        try:
+            self._seeds(trial, settings, info.context, outcome)
+        finally:
+            trial_ended(info, outcome["state"], outcome["value"], outcome["records"])
+
+    def _seeds(self, trial, settings: dict, context: dict, outcome: dict) -> None:
+        """The trial's seeds one after the other; ``outcome`` gets its state, value and seed records."""
         from ..experiments import run_experiment
 
         optuna = _optuna()
-        trial.set_user_attr("driver", self.driver)
-        settings = dict(self.options["settings"]) | self.space.sample(trial)
         rel = point_folder(settings)
-        trial.set_user_attr("folder", rel)
         seeds = self.options["seeds"]
         scores: list[float] = []
         common = {"episodes": self.options.get("episodes"), "steps": self.options.get("steps"),
                   "test_episodes": self.options.get("test_episodes", 10), "settings": settings,
                   "folder": os.path.join(self.folder, rel), "executor": self.executor,
-                  "on_progress": self._check_stop}
+                  "on_progress": self._check_stop, "context": context}
         agent, environments = self.options["agents"], self.options["environments"]
         per_seed = self.options["reports"] + 1 if self._watch(trial, 0) else 1
+
+        def end(state, message: str) -> None:
+            trial.set_user_attr("scores", scores)
+            self.study.tell(trial, state=state)
+            outcome["state"] = state.name.lower()
+            self.say(f"trial {trial.number}: {message}")
+
         for index, seed in enumerate(seeds):
             if self.stop.is_set():
                 return  # left running: the next driver queues it again
             result = run_experiment(agent, environments, seeds=[seed], watch=self._watch(trial, index * per_seed),
                                     **common)
+            outcome["records"].extend(result.trials)
             if any(t.get("status") == "pruned" for t in result.trials):  # by its worker, during training
-                trial.set_user_attr("scores", scores)
-                self.study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-                self.say(f"trial {trial.number}: pruned while training seed {seed}")
-                return
+                return end(optuna.trial.TrialState.PRUNED, f"pruned while training seed {seed}")
             score = _score(result, environments)
             if score is None:
-                trial.set_user_attr("scores", scores)
-                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                self.say(f"trial {trial.number}: failed (see {rel})")
-                return
+                return end(optuna.trial.TrialState.FAIL, f"failed (see {rel})")
             scores.append(score)
             trial.set_user_attr("scores", scores)
             trial.report(statistics.fmean(scores), index * per_seed + per_seed - 1)
             if index < len(seeds) - 1 and trial.should_prune():
-                self.study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-                self.say(f"trial {trial.number}: pruned after {index + 1} seed(s), score {scores[-1]:.4g}")
-                return
+                return end(optuna.trial.TrialState.PRUNED, f"pruned after {index + 1} seed(s), score {scores[-1]:.4g}")
         run_experiment(agent, environments, seeds=seeds, **common)  # all done: the point's summary, all seeds
         value = statistics.fmean(scores)
         self.study.tell(trial, value)
+        outcome["state"], outcome["value"] = "complete", value
         self.say(f"trial {trial.number}: {value:.4g} {json.dumps(trial.params, sort_keys=True)}")
 
 
@@ -334,6 +347,9 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
     options["reports"] = space.options.get("reports", DEFAULT_REPORTS)
     options["pruner"] = record["pruner"]
     driver = _Driver(study, space, options, folder, executor, say, storage or os.path.join(folder, JOURNAL))
+    from ._hooks import study_ended, study_started
+
+    driver.study_info = study_started(study.study_name, folder)
     started = time.monotonic()
     running: set = set()
     threads = ThreadPoolExecutor(parallel, thread_name_prefix="agentos-tune")
@@ -358,4 +374,5 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
         threads.shutdown(wait=True, cancel_futures=True)
         if owned:
             executor.shutdown(wait=False, cancel_futures=True)
+        study_ended(driver.study_info, study)
     return study
