@@ -102,6 +102,23 @@ def test_a_stop_cancels_the_jobs_and_a_resume_finishes_the_rest(slurm, write_exp
     assert slurm.jobs_left() == []
 
 
+TUNE = ("[experiment]\nagents = sarsa_table\nenvironments = corridor\nseeds = 1\nepisodes = 20\ntest-episodes = 2\n\n"
+        "[search]\ntrainer.alpha = [float, 0.05, 0.9]\n\n[tune]\ntrials = 2\nparallel = 1\nseed = 0\n\n"
+        "[cluster]\nmax-jobs = 1\ninterface = lo\nmemory = 1GB\nwalltime = 00:10:00\n")
+
+
+def test_a_tune_runs_its_trials_on_slurm_jobs_and_leaves_none(slurm, write_experiment, tmp_path):
+    path = write_experiment(TUNE)
+    done = agentos("tune", str(path), "--cluster", "slurm", cwd=tmp_path, env=slurm.env)
+    assert done.returncode == 0, done.stderr
+    assert "2 complete" in done.stdout, done.stdout
+    records = glob.glob(str(tmp_path / "experiments" / "sweep" / "points" / "*" / "trials" / "*" / "trial.json"))
+    assert len(records) == 2 and all(json.load(open(p))["pid"] != os.getpid() for p in records)
+    logs = glob.glob(str(tmp_path / "experiments" / "sweep" / ".jobs" / "logs" / "agentos-*.out"))
+    assert len(logs) == 1  # one job (max-jobs 1) served both trials
+    assert slurm.jobs_left() == []
+
+
 def test_the_slurm_benchmark_runs_at_its_smoke_size(slurm, tmp_path):
     bench = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "bench_slurm.py")
     done = subprocess.run([sys.executable, bench, "--smoke", "-o", str(tmp_path / "out.json")], cwd=tmp_path,

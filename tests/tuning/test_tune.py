@@ -192,12 +192,16 @@ def test_hostile_search_spaces_are_refused_with_one_line(tmp_path, line, problem
     ("sampler = evil\n", "sampler must be one of"),
     ("budget = 3\n", "unknown key 'budget' in [tune]"),
     ("timeout = -1\n", "positive number"),
+    ("reports = nan\n", "reports must be a whole number from 0 to 1000"),
+    ("reports = -1\n", "reports must be a whole number from 0 to 1000"),
+    ("reports = 1000000\n", "reports must be a whole number from 0 to 1000"),
     ("[search if trainer.beta = 1]\ntrainer.gamma = [float, 0.5, 0.9]\n", "condition needs trainer.beta"),
 ])
 def test_hostile_tune_options_are_refused(tmp_path, extra, problem):
     from agentos.tuning import read_search
 
-    assert read_search(write(tmp_path, "valid", extra="sampler = random\n")).options["sampler"] == "random"
+    valid = read_search(write(tmp_path, "valid", extra="sampler = random\nreports = 3\n")).options
+    assert valid["sampler"] == "random" and valid["reports"] == 3
     with pytest.raises(ConfigError, match="hostile.ini") as caught:
         read_search(write(tmp_path, "hostile", extra=extra))
     assert problem in str(caught.value)
@@ -277,3 +281,22 @@ def test_two_drivers_share_one_study_in_postgresql(tmp_path, postgres):
                             "--json", "--storage", postgres], capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
     assert f'"number": {study.best_trial.number}' in shown.stdout
+
+
+def test_trials_are_pruned_while_they_train_from_their_intermediate_returns(tmp_path):
+    """One seed, so only the worker's reports during training can prune; the partial record is kept."""
+    from agentos.tuning import tune
+
+    path = write(tmp_path, seeds=1, episodes=40, trials=8, parallel=1, alpha="[choice, 0.000001, 0.6]",
+                 extra="sampler = random\npruner = median\nreports = 4\n")
+    study = tune(path, workers=1, quiet=True)
+    pruned = [t for t in study.get_trials() if t.state.name == "PRUNED"]
+    done = [t for t in study.get_trials() if t.state.name == "COMPLETE"]
+    assert pruned and len(pruned) + len(done) == 8
+    assert all(t.params["trainer.alpha"] == 0.000001 for t in pruned)  # only the bad value
+    for t in pruned:  # stopped at a checkpoint during training (steps 0-3; 4 is the seed's final score)
+        assert t.intermediate_values and max(t.intermediate_values) < 4
+        records = glob.glob(str(tmp_path / "experiments" / "sweep" / t.user_attrs["folder"] / "trials/*/trial.json"))
+        record = json.loads(Path(records[0]).read_text())
+        assert record["status"] == "pruned" and record["test"] is None
+        assert 0 < record["train"]["episodes"] < 40  # the partial training, kept honestly

@@ -40,13 +40,18 @@ def agentos_experiment_start(experiment):
     grid), ``pending`` (the ids of the trials that run now; the others finished earlier) and
     ``context``: a dict that a plugin may fill with JSON-able values under its own name. The context
     travels with every trial to its worker (process pool or Dask), where ``agentos_trial_start`` gets it.
+    ``agentos tune`` calls it too: once for the study (``kind`` ``study``) and once per Optuna trial
+    (``kind`` ``tune-trial``, ``parent`` the study's context, ``params`` its settings); the trial's seeds
+    then run with the tune-trial's context (see :class:`agentos.experiments.ExperimentInfo`).
     """
 
 
 @hookspec
 def agentos_experiment_end(experiment, result):
     """The experiment ended (in the client; also after Ctrl-C): ``result`` is its ExperimentResult,
-    or None when it was interrupted before a summary could be made."""
+    or None when it was interrupted before a summary could be made. For a tune's study and trials,
+    ``result.trials`` are dicts with ``status`` (finished, pruned, failed, interrupted); a tune-trial's
+    result has ``value`` (its score, or None) and ``state`` (complete, pruned, fail...) too."""
 
 
 @hookspec

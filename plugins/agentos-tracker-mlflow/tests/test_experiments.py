@@ -52,3 +52,48 @@ def test_trials_from_dask_workers_nest_under_one_parent_and_resume_adds_no_dupli
     assert rerun.info.run_id != sarsa.info.run_id
     kept = next(run for run in after if run.data.params["agent"] == "random")
     assert kept.info.run_id == by_agent["random"].info.run_id
+
+
+TUNE = """[experiment]
+agents = sarsa_table
+environments = corridor
+seeds = 1
+episodes = 20
+test-episodes = 2
+
+[search]
+trainer.alpha = [float, 0.05, 0.9]
+
+[tune]
+trials = 3
+parallel = 2
+sampler = random
+pruner = none
+seed = 1
+"""
+
+
+def test_a_tune_is_a_parent_run_with_a_nested_run_per_trial_and_its_seeds_under_it(
+        client, mlflow_server, tmp_path, monkeypatch):
+    from agentos.tuning import tune
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_server)
+    monkeypatch.delenv("MLFLOW_EXPERIMENT_NAME", raising=False)
+    path = tmp_path / "nested_tune.ini"
+    path.write_text(TUNE)
+    study = tune(str(path), workers=2, quiet=True)  # two trials at once: two tune-trial runs open together
+    experiment = client.get_experiment_by_name("nested_tune")
+    (parent,) = client.search_runs([experiment.experiment_id], filter_string="tags.`agentos.kind` = 'study'")
+    assert parent.info.status == "FINISHED" and parent.data.tags["agentos.trials"] == "3"
+    children = _children(client, experiment.experiment_id, parent.info.run_id)
+    assert len(children) == 3 and {c.data.tags["agentos.kind"] for c in children} == {"tune-trial"}
+    by_name = {c.info.run_name: c for c in children}
+    for trial in study.get_trials():
+        run = by_name[f"trial {trial.number}"]
+        assert run.info.status == "FINISHED" and run.data.tags["agentos.state"] == "complete"
+        assert float(run.data.params["trainer.alpha"]) == trial.params["trainer.alpha"]
+        assert run.data.metrics["tune_value"] == trial.value
+        (seed,) = _children(client, experiment.experiment_id, run.info.run_id)  # its one seed, nested under it
+        assert seed.data.tags["agentos.kind"] == "trial" and seed.data.params["trainer.alpha"] == str(trial.params[
+            "trainer.alpha"])
+        assert len(client.get_metric_history(seed.info.run_id, "episode_return")) == 20

@@ -86,7 +86,7 @@ def test_a_trickling_server_does_not_hold_the_start_or_the_end(hooks, trickler, 
 
     from agentos_tracker_mlflow._sender import client_for
 
-    hooks.parent = (client_for(trickler), "0123456789abcdef0123456789abcdef")  # a server that fails later
+    hooks.parents[id(experiment)] = (client_for(trickler), "0123456789abcdef0123456789abcdef")  # fails later
     started = time.monotonic()
     hooks.agentos_experiment_end(experiment, types.SimpleNamespace(trials=[]))
     assert time.monotonic() - started < 5

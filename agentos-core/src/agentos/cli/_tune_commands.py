@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ._experiment_commands import _cluster_arguments, _cluster_options
+
 
 def add_commands(sub) -> None:
     p = sub.add_parser("tune", help="hyperparameter search of an experiment file's [search] space (Optuna)",
@@ -17,6 +19,7 @@ def add_commands(sub) -> None:
     p.add_argument("--timeout", type=float, help="seconds after which no new trial starts")
     p.add_argument("--workers", "-j", type=int, help="worker processes (default: the cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://host:8786) or 'local'")
+    _cluster_arguments(p)
     p.add_argument("--top", type=int, default=5, help="show: how many of the best trials (default 5)")
     p.add_argument("--json", action="store_true", help="show: machine-readable output")
     p.add_argument("--agent-ini", metavar="OUT", help="export: the agent.ini to write")
@@ -34,20 +37,21 @@ def _tune(args) -> int:
         raise UsageError("usage: agentos tune FILE | tune show FOLDER | tune export FOLDER --agent-ini OUT")
     import sys
 
+    from ..experiments import read_experiment
     from ..experiments._lifetime import Stopped, stop_signals_interrupt
     from ..tuning import best_trials, tune
 
+    cluster_options = _cluster_options(args, read_experiment(action)) if args.cluster else None
     try:
         with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (running trials stopped, the study kept)
             study = tune(action, storage=args.storage, trials=args.trials, timeout=args.timeout,
-                         workers=args.workers, scheduler=args.scheduler, quiet=args.quiet)
+                         workers=args.workers, scheduler=args.scheduler, cluster=args.cluster,
+                         cluster_options=cluster_options, quiet=args.quiet)
     except KeyboardInterrupt as exc:
         stopped = isinstance(exc, Stopped)
         how = f"stopped by signal {exc.signum}" if stopped else "interrupted"
         print(f"agentos: {how}; finished trials are kept (run again to resume)", file=sys.stderr)
         return 128 + exc.signum if stopped else 130
-    from ..experiments import read_experiment
-
     folder = read_experiment(action)["folder"]
     _print_best(best_trials(folder, args.storage, top=args.top), study.study_name)
     return 0

@@ -48,6 +48,8 @@ def run_experiment(
     arena_games: int | None = None,
     cluster: str | None = None,
     cluster_options: dict | None = None,
+    watch=None,
+    context: dict | None = None,
 ) -> ExperimentResult:
     """Run every (agent, environment, seed, settings) trial; finished trials of ``folder`` are skipped.
 
@@ -67,6 +69,12 @@ def run_experiment(
     ``cluster_options`` for their resources (the keys of a ``[cluster]`` section: ``partition``,
     ``cores``, ``memory``, ``walltime``, ``max-jobs``, ``setup``...), one job per trial up to ``max-jobs``;
     every job is cancelled at the end (see :class:`JobQueueExecutor`).
+    ``watch`` (picklable: it travels to the workers) is called in the worker as ``watch(trial)`` (the
+    trial's dict); it returns ``None`` or ``check(run, result)``, called after each training episode:
+    when it returns a word (e.g. ``"pruned"``) training stops there, the trial is not tested and its
+    record has that status, with the partial training kept (``agentos tune`` prunes this way).
+    ``context``: the hooks' context of an enclosing :class:`ExperimentInfo` (a tune's trial): the
+    experiment hooks are not called for this run, and its trials travel with that context.
     """
     from ._executors import DaskExecutor, ProcessPool, default_workers
     from ._progress import LiveTrials
@@ -89,9 +97,11 @@ def run_experiment(
     outcomes = {t.id: done for t in trials if (done := _load_done(folder, t))}
     pending = [t for t in trials if t.id not in outcomes]
     info = ExperimentInfo(os.path.basename(folder), folder, trials, [t.id for t in pending])
-    hook = _hook()
-    hook.agentos_experiment_start(experiment=info)
-    context = json.loads(json.dumps(info.context))  # JSON-able: it travels to workers on other machines
+    hook = _hook() if context is None else None
+    if hook is not None:
+        hook.agentos_experiment_start(experiment=info)
+    # JSON-able: it travels to workers on other machines
+    context = json.loads(json.dumps(info.context if context is None else context))
     owned = executor is None
     if owned and cluster:
         from ._jobqueue import JobQueueExecutor
@@ -128,7 +138,7 @@ def run_experiment(
             while pending and len(running) < depth:
                 trial = pending[0]
                 try:
-                    future = executor.submit(_run_trial_dict, trial.as_dict() | {"context": context}, channel)
+                    future = executor.submit(_run_trial_dict, trial.as_dict() | {"context": context}, channel, watch)
                 except BrokenProcessPool:  # a worker died since the last wait: the pool takes nothing
                     broken = True
                     break
@@ -180,7 +190,8 @@ def run_experiment(
         if owned and executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
         result = write_summary(folder, trials, outcomes, time.perf_counter() - started)
-        hook.agentos_experiment_end(experiment=info, result=result)
+        if hook is not None:
+            hook.agentos_experiment_end(experiment=info, result=result)
         if on_progress:
             on_progress(len(outcomes), len(trials), [])
         if display is not None:
@@ -189,10 +200,16 @@ def run_experiment(
 
 
 class ExperimentInfo:
-    """What the experiment hooks see (``agentos_experiment_start``): ``context`` travels with each trial."""
+    """What the experiment hooks see (``agentos_experiment_start``): ``context`` travels with each trial.
 
-    def __init__(self, name: str, folder: str, trials: list[Trial], pending: list[str]):
+    ``kind`` is ``experiment``, or for ``agentos tune`` ``study`` (the whole search) and ``tune-trial``
+    (one point of it, whose seeds are its trials); ``parent`` is the enclosing one's ``context`` (a
+    tune-trial's study), else None; ``params`` the settings a tune-trial tries."""
+
+    def __init__(self, name: str, folder: str, trials: list[Trial], pending: list[str], *, kind: str = "experiment",
+                 parent: dict | None = None, params: dict | None = None):
         self.name, self.folder, self.trials, self.pending = name, folder, trials, pending
+        self.kind, self.parent, self.params = kind, parent, dict(params or {})
         self.context: dict = {}
 
 
@@ -215,10 +232,10 @@ def _running(trials, live, reported: bool) -> list[dict]:
     return rows
 
 
-def _run_trial_dict(trial: dict, channel=None) -> dict:
+def _run_trial_dict(trial: dict, channel=None, watch=None) -> dict:
     from ._trial import run_trial
 
-    return run_trial(trial, channel)
+    return run_trial(trial, channel, watch)
 
 
 def _record(folder: str, trial: Trial, outcome: dict, attempts: int) -> dict:

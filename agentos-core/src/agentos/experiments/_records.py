@@ -16,7 +16,7 @@ import re
 
 from ._folder import is_plain_path, read_file, warn
 
-STATUSES = ("finished", "failed", "interrupted")
+STATUSES = ("finished", "failed", "interrupted", "pruned")
 TRIAL_ID = re.compile(r"^[0-9a-f]{16}$")
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 _PART_NUMBERS = ("episodes", "steps", "mean_return", "std_return", "last100_mean", "seconds", "steps_per_second")

@@ -48,10 +48,11 @@ def _brief(summary: dict | None) -> dict | None:
     return {k: summary.get(k) for k in keys} if summary else None
 
 
-def run_trial(trial: dict, channel=None) -> dict:
+def run_trial(trial: dict, channel=None, watch=None) -> dict:
     """Train (when the agent has a trainer) then test; returns the outcome and the record files.
 
-    ``channel`` (see ``_progress``) carries "started" and the latest training return to the client.
+    ``channel`` (see ``_progress``) carries "started" and the latest training return to the client;
+    ``watch`` may stop the training early (see ``run_experiment``).
     """
     from ..learning._commands import run, train
     from ..plugins import get_plugin_manager
@@ -59,6 +60,8 @@ def run_trial(trial: dict, channel=None) -> dict:
 
     use_torch_threads()  # one math thread per worker, unless $OMP_NUM_THREADS says otherwise
     reporter = Reporter(channel, trial["id"])
+    stopped: list[str] = []
+    on_episode = _watched(reporter.on_episode, watch(trial) if watch is not None else None, stopped)
     reporter.started(os.getpid())
     os.environ["AGENTOS_RUN_PLOT"] = "0"  # one plot per experiment, not one PNG per run
     started = time.perf_counter()
@@ -81,8 +84,10 @@ def run_trial(trial: dict, channel=None) -> dict:
         try:
             if trial["trains"]:
                 outcome["train"] = _brief(train(path, episodes=trial["episodes"], steps=trial["steps"],
-                                                    seed=trial["seed"], on_episode=reporter.on_episode))
-            if trial["test_episodes"]:
+                                                    seed=trial["seed"], on_episode=on_episode))
+            if stopped:  # stopped by the watch: the partial training is the record, no test
+                outcome["status"], outcome["error"] = stopped[0], f"{stopped[0]} after {reporter.episodes} episodes"
+            elif trial["test_episodes"]:
                 reporter.testing()
                 outcome["test"] = _brief(run(path, episodes=trial["test_episodes"], seed=trial["seed"] + 1_000_000,
                                                  fresh=not trial["trains"], on_episode=reporter.on_episode))
@@ -91,7 +96,7 @@ def run_trial(trial: dict, channel=None) -> dict:
 
                 reporter.testing()
                 outcome["arena"] = play_panel(folder, trial)
-            if (outcome["train"] or {}).get("status") == "interrupted":
+            if not stopped and (outcome["train"] or {}).get("status") == "interrupted":
                 outcome["status"] = "interrupted"  # not finished: a resumed experiment runs it again
         except Exception as exc:  # a failing trial is reported with one line; the others go on
             outcome["status"] = "failed"
@@ -100,6 +105,20 @@ def run_trial(trial: dict, channel=None) -> dict:
         outcome["files"] = _collect(folder)
     outcome["seconds"] = time.perf_counter() - started
     return outcome
+
+
+def _watched(on_episode, check, stopped: list):
+    """``on_episode`` then ``check``: a word from it stops the training (Ctrl-C's way: the policy is saved)."""
+    if check is None:
+        return on_episode
+
+    def both(run, result) -> None:
+        on_episode(run, result)
+        if not stopped and (word := check(run, result)):
+            stopped.append(str(word)[:20])
+            raise KeyboardInterrupt
+
+    return both
 
 
 def store_result(root: str, rel: str, outcome: dict) -> None:

@@ -13,6 +13,7 @@
     timeout = 600        ; and/or seconds of this driver
     sampler = tpe        ; tpe (default), random, qmc
     pruner = median      ; median (default), hyperband, successive-halving, none
+    reports = 4          ; intermediate evaluations per seed during training (0: between seeds only)
     direction = maximize ; or minimize
     parallel = 2         ; trials at once (default: the executor's slots)
     seed = 0             ; the sampler's seed (with parallel = 1: the same trials every time)
@@ -28,7 +29,9 @@ from ..config import IniDocument, parse_value
 from ..errors import ConfigError
 from ..host._names import did_you_mean
 
-TUNE_KEYS = {"trials", "timeout", "sampler", "pruner", "direction", "parallel", "seed"}
+TUNE_KEYS = {"trials", "timeout", "sampler", "pruner", "direction", "parallel", "seed", "reports"}
+DEFAULT_REPORTS = 4
+MAX_REPORTS = 1000
 SAMPLERS = ("tpe", "random", "qmc")
 PRUNERS = ("median", "hyperband", "successive-halving", "none")
 DIRECTIONS = ("maximize", "minimize")
@@ -112,6 +115,9 @@ def _option_problem(key: str, value) -> str | None:
     elif key in ("trials", "parallel"):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
             return f"{key} must be a whole number from 1 to 100000"
+    elif key == "reports":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPORTS:
+            return f"reports must be a whole number from 0 to {MAX_REPORTS}"
     elif key == "timeout":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             return "timeout must be a positive number of seconds"

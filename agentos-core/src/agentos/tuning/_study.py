@@ -2,10 +2,11 @@
 
 Each Optuna trial is one point of the search space, run for the experiment's seeds one after the other
 (every seed a :func:`~agentos.experiments.run_experiment` call on the shared executor, into the point's
-own experiment folder ``points/<hash>``). After each seed the driver reports the mean score so far to
-the study (step = seeds done) and asks the pruner: the driver decides, so pruning works with every
-executor (process pool, Dask, batch jobs, any ``concurrent.futures.Executor``) and no worker needs to
-reach the study's storage. Several trials run at once (threads of the driver, one per trial).
+own experiment folder ``points/<hash>``). While a seed trains, its worker reports the running mean
+return ``[tune] reports`` times to the study and stops when the pruner says so (``_prune``: the worker
+opens the study's storage; one that cannot, e.g. a journal on another machine's disk, trains on).
+After each seed the driver reports the mean score so far and asks the pruner too, which works with
+every executor. Several trials run at once (threads of the driver, one per trial).
 
 The study is stored in the experiment folder (``study.journal``, Optuna's JournalStorage on a file) or
 in a database (``storage="postgresql://..."``, several drivers may share it). A driver that is killed
@@ -26,6 +27,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ..errors import UsageError
+from ._space import DEFAULT_REPORTS
 
 STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "mysql", "mysql+pymysql", "sqlite")
 JOURNAL = "study.journal"
@@ -177,8 +179,10 @@ def _score(result, environments) -> float | None:
 
 
 class _Driver:
-    def __init__(self, study, space, options, folder, executor, say):
+    def __init__(self, study, space, options, folder, executor, say, storage: str):
         self.study, self.space, self.options, self.folder = study, space, options, folder
+        self.storage = storage  # what a worker opens: the journal's path or the database URL
+        self.study_info = None  # the study as the experiment hooks see it (set by tune)
         self.executor, self.say, self.driver = executor, say, _driver_id()
         self.stop = threading.Event()
 
@@ -197,40 +201,70 @@ class _Driver:
                 self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
             raise
 
+    def _watch(self, trial, step0: int):
+        from ._prune import IntermediateReports
+
+        reports = self.options["reports"]
+        if reports < 1 or self.options["pruner"] == "none":
+            return None
+        return IntermediateReports(self.storage, self.study.study_name, trial.number, step0=step0,
+                                   reports=reports, episodes=self.options.get("episodes"),
+                                   steps=self.options.get("steps"))
+
     def _run(self, trial) -> None:
+        from ._hooks import trial_ended, trial_started
+
+        trial.set_user_attr("driver", self.driver)
+        settings = dict(self.options["settings"]) | self.space.sample(trial)
+        trial.set_user_attr("folder", point_folder(settings))
+        info = trial_started(self.study_info, trial.number, dict(trial.params))
+        outcome: dict = {"state": "interrupted", "value": None, "records": []}
+        try:
+            self._seeds(trial, settings, info.context, outcome)
+        finally:
+            trial_ended(info, outcome["state"], outcome["value"], outcome["records"])
+
+    def _seeds(self, trial, settings: dict, context: dict, outcome: dict) -> None:
+        """The trial's seeds one after the other; ``outcome`` gets its state, value and seed records."""
         from ..experiments import run_experiment
 
         optuna = _optuna()
-        trial.set_user_attr("driver", self.driver)
-        settings = dict(self.options["settings"]) | self.space.sample(trial)
         rel = point_folder(settings)
-        trial.set_user_attr("folder", rel)
         seeds = self.options["seeds"]
         scores: list[float] = []
         common = {"episodes": self.options.get("episodes"), "steps": self.options.get("steps"),
                   "test_episodes": self.options.get("test_episodes", 10), "settings": settings,
                   "folder": os.path.join(self.folder, rel), "executor": self.executor,
-                  "on_progress": self._check_stop}
+                  "on_progress": self._check_stop, "context": context}
         agent, environments = self.options["agents"], self.options["environments"]
-        for step, seed in enumerate(seeds):
+        per_seed = self.options["reports"] + 1 if self._watch(trial, 0) else 1
+
+        def end(state, message: str) -> None:
+            trial.set_user_attr("scores", scores)
+            self.study.tell(trial, state=state)
+            outcome["state"] = state.name.lower()
+            self.say(f"trial {trial.number}: {message}")
+
+        for index, seed in enumerate(seeds):
             if self.stop.is_set():
                 return  # left running: the next driver queues it again
-            score = _score(run_experiment(agent, environments, seeds=[seed], **common), environments)
+            result = run_experiment(agent, environments, seeds=[seed], watch=self._watch(trial, index * per_seed),
+                                    **common)
+            outcome["records"].extend(result.trials)
+            if any(t.get("status") == "pruned" for t in result.trials):  # by its worker, during training
+                return end(optuna.trial.TrialState.PRUNED, f"pruned while training seed {seed}")
+            score = _score(result, environments)
             if score is None:
-                trial.set_user_attr("scores", scores)
-                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                self.say(f"trial {trial.number}: failed (see {rel})")
-                return
+                return end(optuna.trial.TrialState.FAIL, f"failed (see {rel})")
             scores.append(score)
             trial.set_user_attr("scores", scores)
-            trial.report(statistics.fmean(scores), step)
-            if step < len(seeds) - 1 and trial.should_prune():
-                self.study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-                self.say(f"trial {trial.number}: pruned after {step + 1} seed(s), score {scores[-1]:.4g}")
-                return
+            trial.report(statistics.fmean(scores), index * per_seed + per_seed - 1)
+            if index < len(seeds) - 1 and trial.should_prune():
+                return end(optuna.trial.TrialState.PRUNED, f"pruned after {index + 1} seed(s), score {scores[-1]:.4g}")
         run_experiment(agent, environments, seeds=seeds, **common)  # all done: the point's summary, all seeds
         value = statistics.fmean(scores)
         self.study.tell(trial, value)
+        outcome["state"], outcome["value"] = "complete", value
         self.say(f"trial {trial.number}: {value:.4g} {json.dumps(trial.params, sort_keys=True)}")
 
 
@@ -257,8 +291,8 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
 
     ``trials`` is the budget of finished trials in the study (pruned ones count; default the file's
     ``[tune] trials``, else 20), ``timeout`` the seconds after which this driver starts no new trial.
-    Trials run on ``executor``, else as ``run_experiment`` would choose (``scheduler``, ``cluster``,
-    else a pool of ``workers`` processes)."""
+    Trials run on ``executor``, else as ``run_experiment`` would choose (``scheduler``, ``cluster`` with
+    ``cluster_options``, default the file's ``[cluster]`` section, else a pool of ``workers`` processes)."""
     from ..experiments import read_experiment
     from ..experiments._folder import remove_links, write_file
     from ._space import read_search
@@ -272,6 +306,11 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
             raise UsageError(f"{file}: [settings] {key} is a list; tune searches [search], settings are fixed")
     if storage is not None:
         check_storage(storage)
+    if cluster is not None:  # the jobs' resources (the file's [cluster] unless given) are checked first
+        from ..experiments._cluster_options import check_cluster
+
+        cluster_options = options.get("cluster_options") or {} if cluster_options is None else cluster_options
+        check_cluster(cluster, cluster_options)
     try:
         _check_settings(options, space)
     except UsageError as exc:
@@ -305,7 +344,12 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
         executor = DaskExecutor(scheduler, workers) if scheduler else ProcessPool(workers)
     slots = executor.slots() if hasattr(executor, "slots") else (workers or 1)
     parallel = space.options.get("parallel") or max(1, slots)
-    driver = _Driver(study, space, options, folder, executor, say)
+    options["reports"] = space.options.get("reports", DEFAULT_REPORTS)
+    options["pruner"] = record["pruner"]
+    driver = _Driver(study, space, options, folder, executor, say, storage or os.path.join(folder, JOURNAL))
+    from ._hooks import study_ended, study_started
+
+    driver.study_info = study_started(study.study_name, folder)
     started = time.monotonic()
     running: set = set()
     threads = ThreadPoolExecutor(parallel, thread_name_prefix="agentos-tune")
@@ -330,4 +374,5 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
         threads.shutdown(wait=True, cancel_futures=True)
         if owned:
             executor.shutdown(wait=False, cancel_futures=True)
+        study_ended(driver.study_info, study)
     return study

@@ -7,6 +7,11 @@ to its worker (a process pool's or a Dask worker's). There ``agentos_trial_start
 run under the parent; a trial that runs again on resume (it had not finished) first has its earlier run
 deleted, so that there is one run per trial. (A trial retried within one session because its worker died
 may leave its first, unfinished run beside the new one.)
+
+``agentos tune`` calls the same hooks for its study (``kind`` ``study``: the parent run) and for each
+Optuna trial (``kind`` ``tune-trial``: a run nested in the study's, with the trial's settings as params,
+its score as the metric ``tune_value`` and its state as the tag ``agentos.state``); the seeds of a trial
+run with the trial's context, so their runs nest under the trial's run.
 """
 
 from __future__ import annotations
@@ -45,10 +50,18 @@ class ExperimentHooks:
     """Hook implementations for experiments (client) and trials (workers)."""
 
     def __init__(self):
-        self.parent: tuple | None = None  # (client, run id) of the running experiment
+        self.parents: dict[int, tuple] = {}  # id(experiment) -> (client, run id): a tune runs several at once
+        self.lock = threading.Lock()
 
     @hookimpl
     def agentos_experiment_start(self, experiment):
+        kind = str(getattr(experiment, "kind", "experiment"))
+        if kind == "tune-trial":
+            parent = getattr(experiment, "parent", None)
+            where = parent.get("mlflow") if isinstance(parent, dict) else None
+            if isinstance(where, dict) and where.get("uri"):
+                self._start(experiment, str(where["uri"]), lambda: self._nested(experiment, where))
+            return
         uri = os.environ.get("MLFLOW_TRACKING_URI", "").strip()
         if not uri:
             return
@@ -68,10 +81,27 @@ class ExperimentHooks:
                                               max_results=50_000)
                 logged = sorted({r.data.tags.get("agentos.trial") for r in children} & pending)
             else:
-                tags = {KEY_TAG: key, "agentos.kind": "experiment", "agentos.experiment_folder": experiment.folder}
+                tags = {KEY_TAG: key, "agentos.kind": kind, "agentos.experiment_folder": experiment.folder}
                 run_id = client.create_run(experiment_id, tags=tags, run_name=experiment.name).info.run_id
             return client, experiment_id, run_id, logged
 
+        self._start(experiment, uri, setup)
+
+    @staticmethod
+    def _nested(experiment, where: dict):
+        """A tune-trial's run, under its study's run (a requeued trial has a new number: a new run)."""
+        from mlflow.entities import Param
+
+        client = client_for(str(where["uri"]))
+        tags = {"mlflow.parentRunId": str(where["parent_run_id"]), "agentos.kind": "tune-trial",
+                KEY_TAG: hashlib.sha256(experiment.folder.encode()).hexdigest()[:24]}
+        run_id = client.create_run(str(where["experiment_id"]), tags=tags, run_name=experiment.name).info.run_id
+        params = [Param(str(k)[:250], str(v)[:500]) for k, v in (getattr(experiment, "params", None) or {}).items()]
+        if params:
+            client.log_batch(run_id, params=params[:100])
+        return client, str(where["experiment_id"]), run_id, []
+
+    def _start(self, experiment, uri: str, setup) -> None:
         seconds = _settings.DEFAULT_FLUSH_TIMEOUT
         done, value = _within(seconds, setup)
         if done is None:
@@ -83,21 +113,35 @@ class ExperimentHooks:
                  "; the experiment runs without MLflow")
             return
         client, experiment_id, run_id, logged = value
-        self.parent = (client, run_id)
+        with self.lock:
+            self.parents[id(experiment)] = (client, run_id)
         experiment.context["mlflow"] = {"uri": uri, "experiment_id": experiment_id, "parent_run_id": run_id,
                                         "logged_trials": logged}
 
     @hookimpl
     def agentos_experiment_end(self, experiment, result):
-        if self.parent is None:
+        with self.lock:
+            found = self.parents.pop(id(experiment), None)
+        if found is None:
             return
-        client, run_id = self.parent
-        self.parent = None
+        client, run_id = found
+        kind = str(getattr(experiment, "kind", "experiment"))
+
         def finish() -> None:
             trials = list(getattr(result, "trials", None) or [])
-            failed = sum(1 for t in trials if t.get("status") != "finished")
+            failed = sum(1 for t in trials if t.get("status") not in ("finished", "pruned"))
             client.set_tag(run_id, "agentos.trials", str(len(trials)))
-            client.set_terminated(run_id, "FAILED" if failed or result is None else "FINISHED")
+            if kind == "tune-trial":
+                state, value = str(getattr(result, "state", None) or "interrupted"), getattr(result, "value", None)
+                client.set_tag(run_id, "agentos.state", state)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    client.log_metric(run_id, "tune_value", float(value))
+                status = {"complete": "FINISHED", "pruned": "FINISHED", "interrupted": "KILLED"}.get(state, "FAILED")
+            elif kind == "study":
+                status = "FINISHED" if result is not None else "KILLED"
+            else:
+                status = "FAILED" if failed or result is None else "FINISHED"
+            client.set_terminated(run_id, status)
 
         seconds = _settings.DEFAULT_FLUSH_TIMEOUT
         done, value = _within(seconds, finish)

@@ -23,7 +23,7 @@ from ._sender import UNSENT_FILE, Sender, import_client
 BATCH_ENTRIES = 50_000
 BATCH_SECONDS = 5.0
 ARTIFACTS = ("lock.json", "agent.ini", "returns.csv", "returns.png")
-STATUS = {"finished": "FINISHED", "interrupted": "KILLED", "failed": "FAILED"}
+STATUS = {"finished": "FINISHED", "interrupted": "KILLED", "pruned": "KILLED", "failed": "FAILED"}
 
 #: The trial running in this worker (set by the experiment hooks): its runs log into the trial's run.
 current_trial: dict | None = None
