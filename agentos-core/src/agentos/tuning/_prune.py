@@ -37,9 +37,9 @@ class IntermediateReports:
 
 
 def _open_trial(storage: str, study_name: str, number: int):
-    from ._study import _optuna
+    import optuna  # (the driver that sent this checked it is installed)
 
-    optuna = _optuna()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     if "://" not in storage:
         if not os.path.isfile(storage):  # another machine's disk: JournalFileBackend would make a new file
             raise FileNotFoundError(storage)
