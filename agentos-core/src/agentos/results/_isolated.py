@@ -61,13 +61,6 @@ def kill_group(proc) -> None:
     except (ProcessLookupError, PermissionError):
         proc.kill()
     proc.wait()
-    gone_by = time.monotonic() + 5  # the group's other members (pip under it) die a moment later: wait for
-    while time.monotonic() < gone_by:  # them, so that no writer is left in a folder about to be removed
-        try:
-            os.killpg(proc.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.05)
 
 
 def last_line(text: str) -> str:
