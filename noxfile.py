@@ -173,7 +173,7 @@ SPEED_BENCHES = [
     ["bench_slurm.py", "--start-slurm"],
 ]
 #: The learning results (`nox -s bench_learning`, tens of minutes to hours on 2 cores); bench_ntuple_hour tests
-#: a run of `agentos train` (--run RUN) and bench_results_runs trains into a folder, so they are run by hand.
+#: a run of `agentos train` (--run RUN); bench_results_runs and bench_zoo_results train into a folder: run by hand.
 LEARNING_BENCHES = [
     ["bench_corridor_sarsa.py"],
     ["bench_cartpole_sb3.py"],
@@ -184,7 +184,7 @@ LEARNING_BENCHES = [
     ["bench_selfplay.py", "tictactoe"],
     ["bench_pbt.py"],
 ]
-BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py", "bench_reproduce_cartpole_ppo.py"]
+BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py", "bench_reproduce_cartpole_ppo.py", "bench_zoo_results.py"]
 
 
 def run_benches(session: nox.Session, benches: list[list[str]]) -> None:

@@ -55,6 +55,8 @@ SMOKE: dict[str, list[str]] = {
     "bench_first_results.py": ["--episodes", "2", "--games", "10", "--reps", "1", "--out", "{out}"],
     "bench_results_runs.py": ["runs", "--only", "sarsa", "--sarsa-episodes", "5", "--json", "{out}",
                               "--gif", "replay.gif"],
+    # the zoo's PPO on CartPole in a new agent folder, 300 of its 100,000 steps, 2 test episodes
+    "bench_zoo_results.py": ["zoo", "--only", "cartpole", "--scale", "0.003", "--episodes", "2", "--json", "{out}"],
     # {run}: a run folder of `agentos train` (a small n-tuple network trained for a few games, see tiny_run)
     "bench_ntuple_hour.py": ["--run", "{run}", "--greedy-games", "4", "--search-games", "2", "--processes", "1",
                              "--json", "{out}", "--plot", "curve.png"],

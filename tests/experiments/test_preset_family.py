@@ -49,3 +49,43 @@ def test_the_registry_finds_the_family_and_install_default_switches_the_environm
     notes = _preset_decides(config, "zoo_sac_pendulum_v1", explicit=True)
     assert config.default("environment") == "gymnasium" and config.default("policy") is None
     assert "the preset's environment gymnasium replaces corridor as the default environment" in notes
+
+
+def test_a_run_of_a_family_preset_is_evaluated_and_a_missing_component_only_when_it_was_there(tmp_path):
+    """The lock names the family's package for a zoo preset, and a component agent.ini declares but that was
+    missing when the run trained (``agentos init --no-install`` leaves the starter's sections) is no change;
+    one that was installed then and is gone now still is."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "agent.ini").write_text(
+        "[preset]\ndefault = zoo_ppo_cartpole_v1\n\n[preset.zoo_ppo_cartpole_v1]\npackage = agentos-preset-zoo\n\n"
+        "[environment]\ndefault = gymnasium\n\n"
+        "[environment.nowhere]\npackage = agentos-env-nowhere\n")
+    env = {**os.environ, "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+
+    def agentos(*args):
+        return subprocess.run([sys.executable, "-m", "agentos", *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+
+    trained = agentos("train", "agent.ini", "64", "--steps", "--seed", "0", "--quiet")
+    assert trained.returncode == 0, trained.stderr
+    (run,) = (tmp_path / "runs").iterdir()
+    lock = json.loads((run / "lock.json").read_text())
+    entries = {(c["kind"], c["name"]): c for c in lock["components"]}
+    assert entries["preset", "zoo_ppo_cartpole_v1"]["package"] == "agentos-preset-zoo"
+    assert entries["environment", "nowhere"]["install"] == "missing"
+    done = agentos("evaluate", "--run", run.name, "--episodes", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["returns"]) == 1
+    # the twin: a component the run had (by the lock) that is not installed now is refused, in one line
+    gone = {"kind": "environment", "name": "nowhere", "package": "agentos-env-nowhere", "version": "1.0.0",
+            "sha256": "0" * 64, "install": "wheel"}
+    lock["components"] = [gone if (c["kind"], c["name"]) == ("environment", "nowhere") else c
+                          for c in lock["components"]]
+    (run / "lock.json").write_text(json.dumps(lock))
+    refused = agentos("evaluate", "--run", run.name, "--episodes", "1")
+    assert refused.returncode != 0 and "environment nowhere (agentos-env-nowhere) is not installed" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -341,6 +341,11 @@ def dist_fingerprint(package: str, module: str = "") -> dict:
 def component_fingerprint(context, kind: str, name: str) -> dict:
     spec = context.host.find(kind, name)
     entry = {"kind": kind, "name": name}
+    if spec is None and kind == "preset":  # one of a family's presets (zoo_sac_pendulum_v1 of zoo): the family's
+        from ..core._presets import family_of
+
+        family = family_of(name, context.host.names("preset"))
+        spec = context.host.find(kind, family) if family is not None else None
     if spec is None:
         return {**entry, "package": None, "version": None, "sha256": None, "install": "missing"}
     if spec.source != "entry-point":
@@ -437,6 +442,8 @@ def lock_differences(context, lock: dict, *, local: bool | None = None) -> list[
             problems.append(f"{kind} {name}: source {entry.get('source')!r} in the run, {now.get('source')!r} here")
             continue
         if now.get("install") == "missing":
+            if entry.get("install") == "missing":  # declared, absent then and now: the run did not use it
+                continue
             problems.append(f"{kind} {name} ({entry.get('package') or 'local'}) is not installed")
             continue
         for key in ("package", "version", "sha256"):
