@@ -171,6 +171,7 @@ SPEED_BENCHES = [
     ["bench_sandbox.py"],
     ["bench_verify_upload.py"],
     ["bench_slurm.py", "--start-slurm"],
+    ["bench_sb3_speed.py"],
 ]
 #: The learning results (`nox -s bench_learning`, tens of minutes to hours on 2 cores); bench_ntuple_hour tests
 #: a run of `agentos train` (--run RUN); bench_results_runs and bench_zoo_results train into a folder: run by hand.
@@ -183,6 +184,7 @@ LEARNING_BENCHES = [
     ["bench_arena.py"],
     ["bench_selfplay.py", "tictactoe"],
     ["bench_pbt.py"],
+    ["bench_tune.py", "tune", "--json", "bench/tune_cartpole_ppo.json"],
 ]
 BY_HAND = ["bench_ntuple_hour.py", "bench_results_runs.py", "bench_reproduce_cartpole_ppo.py", "bench_zoo_results.py"]
 

@@ -1,0 +1,203 @@
+"""Steps/s of ``agentos train`` against the same SB3 algorithm and hyperparameters run directly.
+
+For each pair (an ``agentos-preset-zoo`` preset and a step budget), two modes train the same settings
+for the same steps, each in a process of its own with torch on one thread, alternated ``--repeats``
+times (A B A B: a shared machine's drift falls on both):
+
+- ``agentos``: ``agentos.api.train`` of an agent.ini whose default is the preset (what ``agentos install
+  preset NAME --default`` writes), run record, trackers and checkpoint included;
+- ``sb3``: stable-baselines3 (or sb3-contrib) directly, from the preset's settings read as data here (not
+  through AgentOS's trainer): ``make_vec_env`` with ``n_envs`` (``VecNormalize`` when ``normalize``),
+  ``lin_X`` schedules, ``policy_kwargs``, action noise, then ``learn(total_timesteps=steps)``.
+
+Two figures, each as steps/s and the ratio agentos/sb3 of the medians (and of the fastest of each):
+``whole_call``, the wall time of the process's training call (agentos: components built from agent.ini, the
+run record written at the end, its returns.png among it; sb3: environments, model, ``learn``, ``save``), and
+``training``, the model made and trained (agentos: the run's own ``seconds``, from its start to its summary;
+sb3: the model's construction and ``learn``). Pairs whose task needs a package that is
+missing (Box2D, ale-py) are reported as skipped with the reason.
+
+    python bench/bench_sb3_speed.py [--pairs zoo_ppo_cartpole_v1:20000 zoo_sac_pendulum_v1:2000] [--repeats 3]
+                                    [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PAIRS = ["zoo_ppo_cartpole_v1:20000", "zoo_sac_pendulum_v1:2000", "zoo_dqn_pong_v5:5000"]
+
+AGENT_INI = "[agentos]\nruns = {runs}\n\n[environment]\ndefault = {environment}\n\n[preset]\ndefault = {preset}\n\n[preset.{preset}]\npackage = agentos-preset-zoo\n"
+
+CHILD = r"""
+import json, os, sys, time
+import torch
+torch.set_num_threads(1)
+mode, preset, steps, folder = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, os.path.dirname(sys.argv[5]))
+import bench_sb3_speed as bench
+started = time.perf_counter()
+loop = (bench.train_agentos if mode == "agentos" else bench.train_sb3)(preset, steps, folder)
+print(json.dumps({"seconds": time.perf_counter() - started, "loop": loop}))
+"""
+
+
+def preset_settings(preset: str) -> tuple[str, dict, dict]:
+    """The preset's task id, trainer settings and environment settings, as plain data."""
+    from agentos.experiments import load_preset
+
+    loaded = load_preset(preset)
+    environment = dict(loaded.environments.get(loaded.environment, {}).get("environment", {}))
+    trainer = dict(loaded.components["trainer"][1])
+    return environment.pop("id"), trainer, environment
+
+
+def train_agentos(preset: str, steps: int, folder: str) -> float:
+    """Trains; returns the run's own seconds (its summary's: the model made and trained, from the run's start)."""
+    from agentos import api
+    from agentos.experiments import load_preset
+
+    path = os.path.join(folder, "agent.ini")
+    with open(path, "w") as handle:
+        handle.write(AGENT_INI.format(runs=os.path.join(folder, "runs"), preset=preset,
+                                      environment=load_preset(preset).environment))
+    return api.train(path, steps=steps, seed=0)["seconds"]
+
+
+def _schedule(value):
+    if isinstance(value, str) and value.startswith("lin_"):
+        initial = float(value[4:])
+        return lambda progress: progress * initial
+    return value
+
+
+def _number(value):
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return value
+
+
+def train_sb3(preset: str, steps: int, folder: str) -> float:
+    """Trains; returns the seconds of the model made and trained (as the run's own seconds count)."""
+    import numpy as np
+    from stable_baselines3.common.env_util import make_atari_env, make_vec_env
+    from stable_baselines3.common.noise import NormalActionNoise
+    from stable_baselines3.common.vec_env import VecFrameStack, VecNormalize
+
+    task, settings, env_settings = preset_settings(preset)
+    algorithm = settings.pop("algorithm")
+    network = settings.pop("network", "MlpPolicy")
+    n_envs = int(settings.pop("n_envs", 1))
+    normalize = settings.pop("normalize", False)
+    frame_stack = env_settings.pop("frame_stack", None)
+    kwargs = {key: _schedule(_number(value)) for key, value in settings.items()}
+    if "policy_kwargs" in kwargs:
+        kwargs["policy_kwargs"] = json.loads(kwargs["policy_kwargs"])
+    if task.startswith("ALE/"):
+        env = make_atari_env(task, n_envs=n_envs, seed=0)
+        env = VecFrameStack(env, int(frame_stack or 4))
+    else:
+        env = make_vec_env(task, n_envs=n_envs, seed=0)
+    if normalize not in (False, "false", "False"):
+        options = json.loads(normalize) if isinstance(normalize, str) and normalize.startswith("{") else {}
+        env = VecNormalize(env, **({"gamma": kwargs["gamma"]} if "gamma" in kwargs else {}), **options)
+    noise = kwargs.pop("action_noise", None)
+    if noise:
+        sigma = float(noise.split("_")[-1])
+        shape = env.action_space.shape
+        kwargs["action_noise"] = NormalActionNoise(np.zeros(shape), sigma * np.ones(shape))
+    try:
+        import stable_baselines3 as sb3
+
+        cls = getattr(sb3, algorithm)
+    except AttributeError:
+        import sb3_contrib
+
+        cls = getattr(sb3_contrib, algorithm)
+    started = time.perf_counter()
+    model = cls(network, env, seed=0, device="cpu", verbose=0, **kwargs)
+    model.learn(total_timesteps=steps)
+    seconds = time.perf_counter() - started
+    model.save(os.path.join(folder, "model.zip"))
+    return seconds
+
+
+def _missing(preset: str) -> str | None:
+    """Why the pair cannot run here (its preset or its task's package is missing), else None."""
+    try:
+        task, _, _ = preset_settings(preset)
+        import gymnasium
+
+        gymnasium.make(task).close()
+    except Exception as exc:  # noqa: BLE001 - reported, not raised: the other pairs still run
+        return f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+    return None
+
+
+def _child(mode: str, preset: str, steps: int) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+        done = subprocess.run([sys.executable, "-c", CHILD, mode, preset, str(steps), folder, __file__],
+                              capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"{mode} {preset} failed: {done.stderr.strip()[-2000:]}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", nargs="+", default=PAIRS, help="PRESET:STEPS ...")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    out = {"script": "bench/bench_sb3_speed.py", "command": " ".join(sys.argv), "machine": platform.node(),
+           "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "threads": 1,
+           "pairs": []}
+    for pair in args.pairs:
+        preset, _, steps = pair.partition(":")
+        steps = int(steps)
+        reason = _missing(preset)
+        if reason:
+            out["pairs"].append({"preset": preset, "steps": steps, "skipped": reason})
+            print(json.dumps(out["pairs"][-1]), flush=True)
+            continue
+        rates = {"agentos": [], "sb3": []}
+        loops = {"agentos": [], "sb3": []}
+        for _ in range(args.repeats):
+            for mode in rates:
+                timed = _child(mode, preset, steps)
+                rates[mode].append(steps / timed["seconds"])
+                loops[mode].append(steps / timed["loop"])
+        entry = {"preset": preset, "steps": steps}
+        for label, figures in (("whole_call", rates), ("training", loops)):
+            median = {mode: statistics.median(values) for mode, values in figures.items()}
+            entry[label] = {
+                "steps_per_second": {mode: [round(v, 1) for v in values] for mode, values in figures.items()},
+                "ratio_median": round(median["agentos"] / median["sb3"], 3),
+                "ratio_best": round(max(figures["agentos"]) / max(figures["sb3"]), 3),
+            }
+        out["pairs"].append(entry)
+        print(json.dumps(out["pairs"][-1]), flush=True)
+    if args.json:
+        tmp = f"{args.json}.tmp{os.getpid()}"
+        with open(tmp, "w") as handle:
+            json.dump(out, handle, indent=2)
+        os.replace(tmp, args.json)
+    else:
+        print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
