@@ -33,3 +33,55 @@ def test_default_is_cartpole_with_kwargs_and_time_limit():
 def test_unknown_id_is_clear():
     with pytest.raises(ValueError, match="unknown Gymnasium environment 'CartPol-v1'"):
         make("CartPol-v1")
+
+
+def _steps(env, n=5):
+    obs, _ = env.reset(seed=0)
+    env.action_space.seed(0)
+    for _ in range(n):
+        obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return obs
+
+
+def test_box2d_steps_and_renders():
+    env = make("LunarLander-v3", render_mode="rgb_array")
+    assert _steps(env).shape == (8,)
+    assert env.render().shape == (400, 600, 3)  # pygame(-ce) draws it: replays work out of the box
+
+
+def test_mujoco_steps():
+    env = make("HalfCheetah-v5")
+    assert _steps(env).shape == (17,)
+
+
+def test_atari_steps_raw_and_with_the_standard_wrappers():
+    raw = make("ALE/Pong-v5")
+    assert _steps(raw, 2).shape == (210, 160, 3)
+    env = make("ALE/Pong-v5", atari_wrappers=True, frame_stack=4)
+    assert _steps(env).shape == (4, 84, 84)
+    rewards = set()
+    env.reset(seed=0)
+    for _ in range(200):  # Pong scores within a few hundred frames: clipped rewards are -1, 0 or 1
+        _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        rewards.add(reward)
+    assert rewards <= {-1.0, 0.0, 1.0}
+    small = make("ALE/Pong-v5", screen_size=42, grayscale=False)  # any one setting applies the wrappers
+    assert _steps(small).shape == (42, 42, 3)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"id": "ALE/Pong-v5", "frame_skip": "4"}, "frame_skip must be int"),
+        ({"id": "ALE/Pong-v5", "screen_size": 100000}, "screen_size must be between 8 and 1024"),
+        ({"id": "ALE/Pong-v5", "grayscale": 1}, "grayscale must be bool"),
+        ({"id": "ALE/Pong-v5", "frame_skip": 4, "frameskip": 4}, "frameskip must be 1 under the Atari wrappers"),
+        ({"id": "CartPole-v1", "frame_stack": 4}, "apply to ALE ids only"),
+        ({"id": "ALE/NoSuchGame-v5"}, "unknown Gymnasium environment 'ALE/NoSuchGame-v5'"),
+    ],
+)
+def test_bad_atari_settings_are_one_clear_line(settings, message):
+    with pytest.raises(ValueError, match=message):
+        make(**settings)
