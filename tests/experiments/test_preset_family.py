@@ -12,7 +12,8 @@ from agentos.config import AgentConfig
 from agentos.errors import UsageError
 from agentos.experiments import load_preset
 from agentos.registry._client import IndexClient
-from agentos.registry._install import _preset_decides, find_project
+from agentos.registry._install import _preset_decides
+from agentos.registry._resolve import find_project
 
 PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "agentos-preset-zoo"
 

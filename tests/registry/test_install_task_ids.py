@@ -1,0 +1,66 @@
+"""A Gymnasium task id is an install name: ``agentos install environment LunarLander-v3 --default`` is the
+``gymnasium`` environment with its family's extra and ``id = LunarLander-v3`` (real pip, the real index)."""
+
+from __future__ import annotations
+
+import pytest
+from agentos.registry._gymnasium_ids import FAMILIES, family
+
+from .test_install import one_line_error
+
+#: where each family's environments live in Gymnasium's (and ale-py's) registry
+ENTRY_POINTS = {"classic control": "gymnasium.envs.classic_control", "toy text": "gymnasium.envs.toy_text",
+                "Box2D": "gymnasium.envs.box2d", "MuJoCo": "gymnasium.envs.mujoco"}
+
+
+def test_the_table_matches_gymnasiums_own_registry():
+    import ale_py
+    import gymnasium
+
+    gymnasium.register_envs(ale_py)
+    registered = {}
+    for spec in gymnasium.registry.values():
+        if isinstance(spec.entry_point, str):
+            registered.setdefault(spec.name if spec.namespace is None else spec.id, spec.entry_point)
+    for name, (_extra, names) in FAMILIES.items():
+        for env in names:
+            assert registered[env].startswith(ENTRY_POINTS[name]), (env, registered[env])
+    for task, expected in [("LunarLander-v3", ("Box2D", "box2d")), ("HalfCheetah-v5", ("MuJoCo", "mujoco")),
+                           ("CartPole-v1", ("classic control", None)), ("ALE/Pong-v5", ("Atari", "atari")),
+                           ("PongNoFrameskip-v4", ("Atari", "atari")), ("Taxi-v4", ("toy text", None))]:
+        assert family(task) == expected
+        spec = gymnasium.spec(task)
+        assert spec.entry_point.startswith(ENTRY_POINTS.get(expected[0], "ale_py")), task
+    for name in ["Pong-v4x", "LunarLander", "CartPole-v1; rm -rf /", "../x-v1", "ALE/pong-v5", "Foo-v1", ""]:
+        assert family(name) is None, name
+
+
+@pytest.fixture
+def agent(tmp_path, core_venv):
+    venv = core_venv()
+    assert venv.agentos("init", tmp_path / "my_agent").returncode == 0
+    return venv, tmp_path / "my_agent"
+
+
+def test_a_task_id_installs_the_gymnasium_environment_with_its_familys_extra(agent, registry_index):
+    venv, folder = agent
+    index = ["--index-url", registry_index]
+    proc = venv.agentos("install", "environment", "LunarLander-v3", "--default", *index, cwd=folder, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "installed environment gymnasium for LunarLander-v3 (default)" in proc.stdout
+    ini = (folder / "agent.ini").read_text()
+    assert "default = gymnasium" in ini and "id = LunarLander-v3" in ini
+    step = ("import acr\nenv = acr.environment['gymnasium']\nobs, _ = env.reset(seed=0)\n"
+            "for _ in range(5): obs, *_ = env.step(env.action_space.sample())\n"
+            "print(env.spec.id, obs.shape, env.unwrapped.render_mode)")
+    proc = venv.run("python", "-c", step, cwd=folder)
+    assert proc.returncode == 0 and "LunarLander-v3 (8,)" in proc.stdout, proc.stderr
+    proc = venv.agentos("install", "environment", "CartPole-v1", "--default", *index, cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    ini, reqs = (folder / "agent.ini").read_text(), (folder / "requirements.txt").read_text()
+    assert "id = CartPole-v1" in ini and "LunarLander" not in ini
+    (line,) = [ln for ln in reqs.splitlines() if ln.startswith("agentos-env-gymnasium")]
+    assert line.startswith("agentos-env-gymnasium[box2d] @ "), line  # CartPole keeps LunarLander's extra
+    proc = venv.agentos("install", "environment", "Foo-v1", *index, cwd=folder)
+    assert "the Gymnasium ids it installs by name" in one_line_error(proc)
+    assert "id = CartPole-v1" in (folder / "agent.ini").read_text()
