@@ -59,6 +59,18 @@ def _labels() -> dict[str, str]:
     return labels
 
 
+def _family_extras(kind: str, comp_name: str, task, extras: list[str], art, config) -> list[str]:
+    """``extras`` with those a Gymnasium task adds (its family's, already in ``extras``) or a task's preset
+    adds (zoo_ppo_lunarlander_v3: the zoo's ``box2d``); either keeps the extras the agent's requirements
+    line already names (a second family's task keeps the first's)."""
+    declared = set(_extras.declared(art.requires))
+    extra = _gymnasium_ids.preset_extra(comp_name) if kind == "preset" else None
+    if not task and extra not in declared:
+        return extras
+    kept = set(listed_extras(config, art.project)) & declared
+    return sorted({*extras, *([extra] if extra in declared else []), *kept})
+
+
 def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[str], skip: str) -> list[str]:
     """Exact registry files for planned projects that the registry hosts but pip took elsewhere."""
     from packaging.utils import canonicalize_name
@@ -154,8 +166,6 @@ def install(
     config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
     client = IndexClient(resolve_index_url(index_url, config))
     project, comp_name, hosted, extras, task = find_component(client, kind, name, extras)
-    if task:  # a second family's task keeps the first's extra
-        extras = sorted({*extras, *listed_extras(config, project)})
     files = client.project_files(project)
     if not files:
         raise UsageError(f"{project} is not in the package index at {client.url}")
@@ -166,6 +176,7 @@ def install(
     if not any(normalize(n) == normalize(comp_name) for n in declared) and not (
             kind == "preset" and family_of(comp_name, declared)):
         raise AgentOSError(f"{entry['filename']} does not declare the {kind} {comp_name!r}; not installing it")
+    extras = _family_extras(kind, comp_name, task, extras, art, config)
     also = _extras.requirements(art, extras)
     package = f"{art.name}[{','.join(extras)}]" if extras else art.name
     requirement = f"{package} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
