@@ -67,6 +67,12 @@ def test_atari_steps_raw_and_with_the_standard_wrappers():
         _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
         rewards.add(reward)
     assert rewards <= {-1.0, 0.0, 1.0}
+    import pickle
+
+    import gymnasium
+
+    copy = gymnasium.make(pickle.loads(pickle.dumps(env.spec)))  # how trainers make n_envs copies (subproc too)
+    assert _steps(copy).shape == (4, 84, 84)
     small = make("ALE/Pong-v5", screen_size=42, grayscale=False)  # any one setting applies the wrappers
     assert _steps(small).shape == (42, 42, 3)
 

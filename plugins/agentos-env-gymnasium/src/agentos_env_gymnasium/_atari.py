@@ -36,7 +36,6 @@ def checked(settings: dict) -> dict:
 
 def wrap_atari(env, settings: dict):
     """``env`` (made with ``frameskip=1``) inside the standard wrappers that ``settings`` ask for."""
-    import numpy as np
     from gymnasium.wrappers import AtariPreprocessing, FrameStackObservation, TransformReward
 
     s = checked(settings)
@@ -47,7 +46,12 @@ def wrap_atari(env, settings: dict):
     except Exception as exc:  # gymnasium's DependencyNotInstalled for opencv
         raise ValueError(f"the Atari wrappers need agentos-env-gymnasium's atari extra: {exc}") from None
     if s["clip_reward"]:
-        env = TransformReward(env, lambda r: float(np.sign(r)))
+        env = TransformReward(env, sign)
     if s["frame_stack"] > 1:
         env = FrameStackObservation(env, s["frame_stack"])
     return env
+
+
+def sign(reward) -> float:
+    """SB3's reward clipping: -1, 0 or 1 (a module function: a copy made from ``env.spec`` pickles)."""
+    return float((reward > 0) - (reward < 0))
