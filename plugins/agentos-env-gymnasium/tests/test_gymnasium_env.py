@@ -91,3 +91,21 @@ def test_atari_steps_raw_and_with_the_standard_wrappers():
 def test_bad_atari_settings_are_one_clear_line(settings, message):
     with pytest.raises(ValueError, match=message):
         make(**settings)
+
+
+@pytest.mark.parametrize("task", ["CartPole-v1", "LunarLander-v3"])
+def test_a_replay_works_as_installed(task, tmp_path):
+    """``agentos run --record`` on classic control and Box2D: pygame-ce (a dependency) draws the frames."""
+    import imageio.v3 as iio
+    from agentos.plugin_api import record_episodes
+
+    env = make(task, render_mode="rgb_array")
+    env.action_space.seed(0)
+
+    class Random:
+        def decide(self, observation):
+            return env.action_space.sample()
+
+    done = record_episodes(Random(), env, str(tmp_path / "replay.gif"), seed=0, max_steps=20)
+    frames = iio.imread(done["path"], index=None)
+    assert done["frames"] >= frames.shape[0] >= 2 and frames.shape[1:3] == (400, 600)  # GIF merges repeats

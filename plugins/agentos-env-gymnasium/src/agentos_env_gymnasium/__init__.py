@@ -38,6 +38,8 @@ def make(id: str = "CartPole-v1", max_episode_steps: int | None = None, **kwargs
         kwargs["max_episode_steps"] = int(max_episode_steps)
     if extra == "mujoco" and kwargs.get("render_mode") and not os.environ.get("DISPLAY"):
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless: render offscreen (a replay on a server)
+    if kwargs.get("render_mode") == "rgb_array" and not os.environ.get("DISPLAY"):
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws frames without a window (nor a warning)
     wrapped = bool(atari) and checked(atari)["atari_wrappers"]  # every setting checked before anything is made
     if wrapped:
         if kwargs.get("frameskip", 1) != 1:
