@@ -51,9 +51,10 @@ KNOWN = "classic control, toy text, Box2D, MuJoCo and Atari (ALE/<Game>-v5)"
 def preset_extra(preset: str) -> str | None:
     """The family extra that a preset named after a Gymnasium task needs, by its name's end
     (``zoo_ppo_lunarlander_v3`` -> ``box2d``, ``zoo_sac_halfcheetah_v5`` -> ``mujoco``,
-    ``zoo_dqn_pongnoframeskip_v4`` -> ``atari``), else None. The preset's package declares that extra."""
+    ``zoo_dqn_pongnoframeskip_v4`` and ``zoo_dqn_atari`` -> ``atari``), else None. The preset's package
+    declares that extra."""
     low = preset.lower()
-    if re.search(r"[a-z0-9]noframeskip_v4$", low):
+    if re.search(r"[a-z0-9]noframeskip_v4$|_atari$", low):  # rl-zoo's presets for any Atari game end in _atari
         return "atari"
     found = re.search(r"_([a-z0-9]+)_v[0-9]{1,3}$", low)
     lowered = {name.lower(): extra for name, (_, extra) in _NAMES.items()}
