@@ -109,3 +109,16 @@ def test_a_replay_works_as_installed(task, tmp_path):
     done = record_episodes(Random(), env, str(tmp_path / "replay.gif"), seed=0, max_steps=20)
     frames = iio.imread(done["path"], index=None)
     assert done["frames"] >= frames.shape[0] >= 2 and frames.shape[1:3] == (400, 600)  # GIF merges repeats
+
+
+def test_a_missing_family_extra_is_named_from_gymnasiums_registry():
+    """Which extra an id needs is read from its registered entry point (nothing imported), for the one line a
+    missing family gives (``LunarLander-v3 needs agentos-env-gymnasium's box2d extra: agentos install ...``)."""
+    import gymnasium
+    from agentos_env_gymnasium import _extra, _missing
+
+    assert [_extra(gymnasium.spec(i)) for i in ("LunarLander-v3", "HalfCheetah-v5", "CartPole-v1")] == [
+        "box2d", "mujoco", None]
+    line = _missing("LunarLander-v3", "box2d", "Box2D is not installed, run `pip install ...`\nmore")
+    assert line == ("LunarLander-v3 needs agentos-env-gymnasium's box2d extra: agentos install environment "
+                    "LunarLander-v3 (or gymnasium[box2d]); Box2D is not installed, run `pip install ...`")
