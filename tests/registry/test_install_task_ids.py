@@ -64,3 +64,14 @@ def test_a_task_id_installs_the_gymnasium_environment_with_its_familys_extra(age
     proc = venv.agentos("install", "environment", "Foo-v1", *index, cwd=folder)
     assert "the Gymnasium ids it installs by name" in one_line_error(proc)
     assert "id = CartPole-v1" in (folder / "agent.ini").read_text()
+
+
+@pytest.mark.parametrize(("name", "extras"), [("ALE/Pong-v5", ["atari"]), ("HalfCheetah-v5", ["mujoco"]),
+                                              ("CartPole-v1", []), ("PongNoFrameskip-v4", ["atari"])])
+def test_every_family_resolves_to_the_gymnasium_environment_and_its_extra(registry_index, name, extras):
+    from agentos.registry._client import IndexClient
+    from agentos.registry._resolve import find_component
+
+    project, component, _, got, task = find_component(IndexClient(registry_index.as_uri()), "environment", name, [])
+    assert (project, component, got, task) == ("agentos-env-gymnasium", "gymnasium", extras, name)
+    assert find_component(IndexClient(registry_index.as_uri()), "environment", "corridor", [])[4] is None

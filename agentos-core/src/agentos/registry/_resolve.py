@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core._presets import family_of
 from ..errors import UsageError
-from ..host import did_you_mean, distribution_name, normalize
+from ..host import did_you_mean, distribution_name, is_valid_name, normalize
 from . import _gymnasium_ids, _requirements
 from ._client import IndexClient, IndexError_
 from ._owners import served
@@ -40,14 +40,15 @@ def find_component(client: IndexClient, kind: str, name: str, extras: list[str])
     """:func:`find_project`, and a standard Gymnasium id as an environment's name: (project, component
     name, hosted projects, extras, the task id or None). ``LunarLander-v3`` is the ``gymnasium``
     environment with its family's extra (``box2d``) and the task LunarLander-v3 (:mod:`._gymnasium_ids`)."""
-    try:
-        return (*find_project(client, kind, name), extras, None)
-    except UsageError as exc:
-        found = _gymnasium_ids.family(name) if kind == "environment" else None
-        if found is None:
-            if kind == "environment" and _gymnasium_ids.looks_like_an_id(name):
-                raise UsageError(f"{exc}; the Gymnasium ids it installs by name: {_gymnasium_ids.KNOWN}") from None
-            raise
+    found = _gymnasium_ids.family(name) if kind == "environment" else None
+    if found is None or is_valid_name(name):  # ALE/Pong-v5 is no component's name: never looked up as one
+        try:
+            return (*find_project(client, kind, name), extras, None)
+        except UsageError as exc:
+            if found is None:
+                if kind == "environment" and _gymnasium_ids.looks_like_an_id(name):
+                    raise UsageError(f"{exc}; the Gymnasium ids it installs by name: {_gymnasium_ids.KNOWN}") from None
+                raise
     project, comp_name, hosted = find_project(client, kind, _gymnasium_ids.COMPONENT)
     return project, comp_name, hosted, sorted({*extras, *([found[1]] if found[1] else [])}), name
 
