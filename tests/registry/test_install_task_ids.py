@@ -75,3 +75,22 @@ def test_every_family_resolves_to_the_gymnasium_environment_and_its_extra(regist
     project, component, _, got, task = find_component(IndexClient(registry_index.as_uri()), "environment", name, [])
     assert (project, component, got, task) == ("agentos-env-gymnasium", "gymnasium", extras, name)
     assert find_component(IndexClient(registry_index.as_uri()), "environment", "corridor", [])[4] is None
+
+
+def test_a_zoo_preset_of_a_task_family_gets_the_zoos_extra_and_keeps_the_agents(wheelhouse, tmp_path):
+    """``agentos install preset zoo_ppo_lunarlander_v3`` installs agentos-preset-zoo[box2d] (the real wheel's
+    declared extras), keeping an extra the agent's requirements line already names; a classic-control preset
+    and another kind add none."""
+    from agentos.config import AgentConfig
+    from agentos.registry._artifacts import read_artifact
+    from agentos.registry._install import _family_extras
+    from conftest import wheel_for
+
+    art = read_artifact(str(wheel_for(wheelhouse, "agentos-preset-zoo")))
+    (tmp_path / "agent.ini").write_text("[agentos]\nname = a\n")
+    config = AgentConfig.load(str(tmp_path / "agent.ini"))
+    assert _family_extras("preset", "zoo_ppo_lunarlander_v3", None, [], art, config) == ["box2d"]
+    assert _family_extras("preset", "zoo_ppo_cartpole_v1", None, [], art, config) == []
+    assert _family_extras("policy", "zoo_ppo_lunarlander_v3", None, [], art, config) == []
+    (tmp_path / "requirements.txt").write_text("agentos-preset-zoo[mujoco] @ file:///x.whl#sha256=00\n")
+    assert _family_extras("preset", "zoo_dqn_atari", None, [], art, config) == ["atari", "mujoco"]
