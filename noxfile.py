@@ -68,6 +68,11 @@ TOOLS = [
     "pettingzoo[classic]>=1.24",  # the arena's tests: tic-tac-toe and connect four (local env.py components)
     # agentos-tracker-mlflow's tests: a real `mlflow server` (the plugin itself needs mlflow-skinny only)
     "mlflow>=2.10",
+    # agentos-env-gymnasium's box2d, mujoco and atari extras (its tests step LunarLander, HalfCheetah, Pong)
+    "box2d==2.3.10",
+    "mujoco>=3.0",
+    "ale-py>=0.9",
+    "opencv-python-headless>=4.5",
 ]
 #: test oracles read as files only (never imported), installed without their dependencies: rl_zoo3's
 #: hyperparams/*.yml are the zoo presets' facts (plugins/agentos-preset-zoo/tests/test_zoo_presets.py)

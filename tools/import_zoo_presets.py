@@ -12,7 +12,7 @@ and the package's one ``agentos.preset`` entry point, ``zoo``, is the family of 
 Nothing in the files is evaluated: ``policy_kwargs`` and ``normalize`` strings such as
 ``dict(net_arch=[64, 64], activation_fn=nn.ReLU)`` are read by a strict parser of literals
 (:func:`parse_call`); schedules must be ``lin_<number>``. A pair that needs something AgentOS cannot
-express (an env wrapper, frame stacking, an optimizer class...) is skipped and listed with the reason.
+express (an env wrapper other than SB3's AtariWrapper, an optimizer class...) is skipped and listed with the reason.
 
     python tools/import_zoo_presets.py            # rewrite the files
     python tools/import_zoo_presets.py --check    # exit 1 when they differ from what rl_zoo3 gives
@@ -189,6 +189,29 @@ def family(task: str) -> str:
     raise Refused(f"{task}'s entry point {entry} is not in a task family AgentOS installs")
 
 
+#: The game an Atari preset plays unless agent.ini's ``id`` names another (rl-zoo's ``atari`` entry is for any game)
+ATARI_ID = "PongNoFrameskip-v4"
+ATARI_WRAPPER = "stable_baselines3.common.atari_wrappers.AtariWrapper"
+#: AtariWrapper's keywords that agentos-env-gymnasium's Atari settings take (with the same meaning)
+ATARI_KEYWORDS = {"noop_max", "frame_skip", "screen_size", "terminal_on_life_loss", "clip_reward"}
+
+
+def atari_environment(hyperparams: dict) -> dict:
+    """rl-zoo's ``env_wrapper: [AtariWrapper]`` and ``frame_stack`` (taken out of ``hyperparams``) as the
+    gymnasium environment's settings: ``atari_wrappers = true``, the wrapper's keywords, ``frame_stack``."""
+    wrappers = hyperparams.pop("env_wrapper", None)
+    stack = hyperparams.pop("frame_stack", None)
+    (wrapper,) = wrappers if isinstance(wrappers, list) and len(wrappers) == 1 else (None,)
+    name, kwargs = (wrapper, {}) if isinstance(wrapper, str) else (
+        next(iter(wrapper.items())) if isinstance(wrapper, dict) and len(wrapper) == 1 else (None, None))
+    if name != ATARI_WRAPPER or not isinstance(kwargs, dict) or not set(kwargs) <= ATARI_KEYWORDS:
+        raise Refused(f"env_wrapper {str(wrappers)[:80]} is not SB3's AtariWrapper with settings AgentOS has")
+    environment = {"id": ATARI_ID, "atari_wrappers": True, **kwargs}
+    if stack is not None:
+        environment["frame_stack"] = int(_number("frame_stack", stack))
+    return environment
+
+
 def variant_name(algo: str, task: str) -> str:
     """``sac``, ``Pendulum-v1`` -> ``sac_pendulum_v1`` (the preset ``zoo_sac_pendulum_v1``)."""
     return re.sub(r"[^a-z0-9]+", "_", f"{algo}_{task}".lower()).strip("_")
@@ -215,22 +238,26 @@ def build() -> dict:
             try:
                 if algo not in ALGORITHMS:
                     raise Refused(f"{algo} is not offered by the sb3 trainer (HER needs goal-conditioned tasks)")
-                if task == "atari":
-                    raise Refused("Atari presets need the Atari wrapper and frame stacking as settings")
-                task_family = family(task)
-                settings, notes = translate(algo, task, dict(hyperparams))
+                hyperparams = dict(hyperparams)
+                if task == "atari":  # any Atari game: the wrappers are the environment's settings
+                    task_family, environment = "atari", atari_environment(hyperparams)
+                else:
+                    task_family, environment = family(task), {"id": task}
+                settings, notes = translate(algo, task, hyperparams)
             except Refused as reason:
                 skipped.append({"algorithm": algo, "task": task, "reason": str(reason)})
                 continue
             name = variant_name(algo, task)
+            what = "Atari games" if task == "atari" else task
             steps = notes["n_timesteps"]
             presets[name] = {
                 "zoo": {"algorithm": algo, "task": task, "family": task_family, "n_timesteps": steps},
-                "summary": f"rl-zoo's {ALGORITHMS[algo]} on {task} (rl_zoo3 {version}; "
-                           f"agentos train agent.ini {steps} --steps)",
+                "summary": f"rl-zoo's {ALGORITHMS[algo]} on {what} (rl_zoo3 {version}; "
+                           f"agentos train agent.ini {steps} --steps)"
+                           + (f"; {ATARI_ID} unless id names another game" if task == "atari" else ""),
                 "components": {"policy": ["sb3", {"device": "cpu"}], "trainer": ["sb3", settings]},
                 "environment": "gymnasium",
-                "environments": {"gymnasium": {"environment": {"id": task}}},
+                "environments": {"gymnasium": {"environment": environment}},
             }
     return {"source": {"package": "rl_zoo3", "version": version, "files": "rl_zoo3/hyperparams/*.yml"},
             "presets": presets, "skipped": skipped}

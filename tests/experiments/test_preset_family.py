@@ -12,7 +12,8 @@ from agentos.config import AgentConfig
 from agentos.errors import UsageError
 from agentos.experiments import load_preset
 from agentos.registry._client import IndexClient
-from agentos.registry._install import _preset_decides, find_project
+from agentos.registry._install import _preset_decides
+from agentos.registry._resolve import find_project
 
 PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "agentos-preset-zoo"
 
@@ -24,7 +25,7 @@ def test_a_preset_of_the_family_loads_by_its_full_name():
 
 
 @pytest.mark.parametrize("name, message", [
-    ("zoo", "a family of 132 presets; name one"),  # the family itself is not a preset: it names one
+    ("zoo", "a family of 136 presets; name one"),  # the family itself is not a preset: it names one
     ("zoo_sac_pendulum", "did you mean 'zoo_sac_pendulum_v1'?"),
     ("zoo_sac_cartpole_v1", "no 'zoo_sac_cartpole_v1'"),  # SAC acts in Box spaces: rl-zoo has no such pair
     ("ppo_zoo_extra", "ppo_zoo is not a family"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from agentos.registry import LocalIndex, PublishError, check_index, publish, rebuild_index
 from agentos.registry._client import IndexClient
-from agentos.registry._install import find_project
+from agentos.registry._resolve import find_project
 from registry.test_install import agent, installed, one_line_error  # noqa: F401 (the fixture)
 from registry.wheelmaker import env_wheel, make_wheel
 

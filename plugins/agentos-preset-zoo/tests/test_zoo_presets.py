@@ -67,7 +67,14 @@ def test_every_preset_equals_rl_zoo3s_own_file(zoo, data):
         algo, task = preset["zoo"]["algorithm"], preset["zoo"]["task"]
         hp = dict(zoo[(algo, task)])
         settings = dict(preset["components"]["trainer"][1])
-        assert preset["environments"] == {"gymnasium": {"environment": {"id": task}}}
+        environment = {"id": task}
+        if task == "atari":  # any game (the preset's id is one): SB3's AtariWrapper and frame stacking as settings
+            ((wrapper, keywords),) = [(w, {}) if isinstance(w, str) else next(iter(w.items()))
+                                      for w in hp.pop("env_wrapper")]
+            assert wrapper == "stable_baselines3.common.atari_wrappers.AtariWrapper"
+            environment = {"id": "PongNoFrameskip-v4", "atari_wrappers": True, "frame_stack": hp.pop("frame_stack"),
+                           **keywords}
+        assert preset["environments"] == {"gymnasium": {"environment": environment}}, name
         assert preset["environment"] == "gymnasium"
         assert preset["zoo"]["n_timesteps"] == int(hp.pop("n_timesteps"))
         assert settings.pop("algorithm") == ALGORITHMS[algo]
@@ -99,8 +106,9 @@ def test_every_pair_is_a_preset_or_skipped_with_a_reason(zoo, data):
     families = {p["zoo"]["task"]: p["zoo"]["family"] for p in data["presets"].values()}
     assert families["Pendulum-v1"] == "classic_control" and families["LunarLander-v3"] == "box2d"
     assert families["HalfCheetah-v4"] == "mujoco"
-    assert "Atari" in skipped[("dqn", "atari")] and "mujoco-py" in skipped[("ppo", "Reacher-v2")]
-    assert "code" in skipped[("a2c", "atari")] or "wrapper" in skipped[("a2c", "atari")]
+    assert families["atari"] == "atari" and "mujoco-py" in skipped[("ppo", "Reacher-v2")]
+    assert {("dqn", "atari"), ("ppo", "atari"), ("qrdqn", "atari")} <= presets
+    assert "RMSpropTFLike is code" in skipped[("a2c", "atari")]
 
 
 def test_the_files_are_what_the_importer_makes_of_rl_zoo3():
@@ -165,3 +173,22 @@ def test_a_pair_with_an_env_wrapper_or_a_bad_schedule_is_refused_with_its_reason
         importer.translate("ppo", "CartPole-v1", {**good, "learning_rate": "exp_0.1"})
     with pytest.raises(importer.Refused, match="policy_kwargs"):
         importer.translate("ppo", "CartPole-v1", {**good, "policy_kwargs": "dict(net_arch=[64], evil=True)"})
+
+
+def test_each_preset_pulls_its_task_familys_extra(data):
+    """``agentos install preset zoo_ppo_lunarlander_v3`` adds the zoo's ``box2d`` extra (read from the
+    preset's name, before anything is installed): every preset's name gives its family's extra, declared here."""
+    import tomllib
+
+    from agentos.registry._gymnasium_ids import family, preset_extra
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    declared = pyproject["project"]["optional-dependencies"]
+    extras = {"classic_control": None, "box2d": "box2d", "mujoco": "mujoco", "atari": "atari"}
+    for name, preset in data["presets"].items():
+        expected = extras[preset["zoo"]["family"]]
+        assert preset_extra(name) == expected == family(preset["environments"]["gymnasium"]["environment"]["id"])[1]
+        if expected:
+            assert declared[expected] == [f"agentos-env-gymnasium[{expected}]>=1.3"]
+    assert preset_extra("zoo_dqn_pongnoframeskip_v4") == "atari" and preset_extra("ppo_zoo") is None
+    assert preset_extra("zoo_sac_invertedpendulum_v5") == "mujoco" and preset_extra("zoo_sac_pendulum_v1") is None

@@ -204,7 +204,8 @@ def _install(args) -> int:
 
     verb = "installed" if result["changed"] else "already installed:"
     mark = " (default)" if result["default"] else ""
-    print(printable(f"{verb} {result['kind']} {result['name']}{mark}: {result['package']} {result['version']}"))
+    task = f" for {result['task']}" if result.get("task") else ""
+    print(printable(f"{verb} {result['kind']} {result['name']}{task}{mark}: {result['package']} {result['version']}"))
     for note in result["notes"]:
         print(f"note: {note}")
     return 0

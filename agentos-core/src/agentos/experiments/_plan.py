@@ -2,7 +2,7 @@
 
     [experiment]                 ; agent.ini style, parsed by agentos.config
     agents = [sarsa_table, random, ./my_agent]   ; preset names or agent folders
-    environments = [corridor, 2048]
+    environments = [corridor, 2048]   ; or Gymnasium ids: [CartPole-v1, Acrobot-v1] (gymnasium with that id)
     seeds = 5                    ; 0..4, or a list: [0, 7, 9]
     episodes = 200               ; or: steps = 20000
     test-episodes = 10
@@ -74,6 +74,19 @@ class Trial:
         return asdict(self) | {"id": self.id}
 
 
+#: The setting that names a Gymnasium environment's task: a grid entry ``CartPole-v1`` is the ``gymnasium``
+#: environment with this setting, and tables and plots name its trials by it (:mod:`._trial_data`).
+TASK_KEY = "environment.id"  # agentos.registry._gymnasium_ids.SETTING
+
+
+def task_environment(entry: str) -> tuple[str, str | None]:
+    """(environment, task or None) of an ``environments`` entry: a standard Gymnasium id (CartPole-v1,
+    LunarLander-v3, ALE/Pong-v5) is the ``gymnasium`` environment playing it; any other name is itself."""
+    from ..registry._gymnasium_ids import COMPONENT, family
+
+    return (COMPONENT, entry) if family(entry) is not None else (entry, None)
+
+
 def grid(axes: dict) -> list[dict]:
     """Every combination of the axes (a scalar is an axis of one value)."""
     keys = sorted(axes)
@@ -99,7 +112,7 @@ def _agent_source(agent: str, environment: str, settings: dict) -> tuple[str, bo
     sources = local_sources(config, agent)  # local code travels with the trial, at the same place
     for key, value in settings.items():
         kind, _, name = key.partition(".")
-        default = config.default(kind) if name else None
+        default = (environment if kind == "environment" else config.default(kind)) if name else None
         if not default:
             raise UsageError(f"setting {key!r} for agent {agent}: give <kind>.<setting> of a kind it has a default for")
         doc.set(f"{kind}.{default}", name, format_value(value))
@@ -144,8 +157,12 @@ def plan(agents, environments, *, seeds, episodes=None, steps=None, test_episode
     trials = []
     for agent in agents:
         axes = dict(settings or {}) | dict((agent_settings or {}).get(agent, {}))
-        for environment in environments:
+        for entry in environments:
+            environment, task = task_environment(str(entry))
             for point in grid(axes):
+                if task and TASK_KEY in point:
+                    raise UsageError(f"{entry} is a task and {TASK_KEY} names one: give the task in one place")
+                point = {**point, TASK_KEY: task} if task else point
                 text, trains, identity, sources = _agent_source(str(agent), str(environment), point)
                 panel = panel_for(str(agent), opponents, str(environment), panels)
                 for seed in seeds:

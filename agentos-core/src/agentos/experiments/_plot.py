@@ -13,7 +13,7 @@ def curves(trials: list[dict], column: str = "return") -> dict[str, dict[str, tu
     import numpy as np
 
     from ..trackers._curves import window_stats
-    from ._trial_data import agent_labels, training_returns
+    from ._trial_data import agent_labels, environment_label, shown_settings, training_returns
 
     grouped: dict[str, dict[str, list[list[float]]]] = {}
     labels = agent_labels(str(t.get("agent")) for t in trials)
@@ -21,9 +21,9 @@ def curves(trials: list[dict], column: str = "return") -> dict[str, dict[str, tu
         returns = training_returns(trial, column)
         if trial.get("status") != "finished" or not returns:
             continue
-        settings = trial.get("settings") or {}
+        settings = shown_settings(trial)
         label = labels[str(trial.get("agent"))] + (" " + json.dumps(settings, sort_keys=True) if settings else "")
-        grouped.setdefault(trial["environment"], {}).setdefault(label, []).append(returns)
+        grouped.setdefault(environment_label(trial), {}).setdefault(label, []).append(returns)
     result: dict = {}
     for env, by_label in grouped.items():
         for label, runs in by_label.items():

@@ -8,7 +8,7 @@ import json
 import math
 
 from ..errors import UsageError
-from ._trial_data import agent_labels
+from ._trial_data import agent_labels, environment_label, shown_settings
 
 CONFIDENCE = 0.95
 
@@ -22,9 +22,9 @@ def test_scores(trials: list[dict]) -> dict[str, dict[str, list[float]]]:
         value = (trial.get("test") or {}).get("mean_return")
         if trial.get("status") != "finished" or not isinstance(value, (int, float)) or not math.isfinite(value):
             continue
-        settings = trial.get("settings") or {}
+        settings = shown_settings(trial)
         label = labels[str(trial.get("agent"))] + (" " + json.dumps(settings, sort_keys=True) if settings else "")
-        scores.setdefault(label, {}).setdefault(str(trial["environment"]), []).append(float(value))
+        scores.setdefault(label, {}).setdefault(environment_label(trial), []).append(float(value))
     return scores
 
 

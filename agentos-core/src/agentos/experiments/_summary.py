@@ -12,7 +12,7 @@ import statistics
 
 from ..config import atomic_write
 from ._records import load_trials
-from ._trial_data import agent_label, agent_labels, training_returns
+from ._trial_data import agent_label, agent_labels, environment_label, shown_settings, training_returns
 
 TABLE_COLUMNS = ("agent", "environment", "settings", "seeds", "failed", "train_return_mean", "train_return_std",
                  "test_return_mean", "test_return_std", "test_return_iqm", "test_return_ci_low", "test_return_ci_high",
@@ -48,9 +48,9 @@ def _trial_row(trial: dict) -> dict:
     steps = (train.get("steps") or 0) + (test.get("steps") or 0)
     busy = (train.get("seconds") or 0) + (test.get("seconds") or 0)
     return {
-        "id": trial["id"], "agent": agent_label(trial["agent"]), "environment": trial["environment"],
+        "id": trial["id"], "agent": agent_label(trial["agent"]), "environment": environment_label(trial),
         "seed": trial["seed"],
-        "settings": json.dumps(trial.get("settings") or {}, sort_keys=True), "status": trial["status"],
+        "settings": json.dumps(shown_settings(trial), sort_keys=True), "status": trial["status"],
         "error": trial.get("error", ""), "attempts": trial.get("attempts", 1),
         "train_return_last100": _last100(trial),
         "test_return": test.get("mean_return"), "steps": steps,

@@ -6,6 +6,8 @@ import csv
 import os
 from collections import Counter
 
+from ..registry._gymnasium_ids import COMPONENT, SETTING
+
 
 def training_returns(trial: dict, column: str = "return") -> list[float]:
     """The training returns of a trial (or another ``column``, such as an episode metric's, without the
@@ -46,3 +48,22 @@ def agent_labels(agents) -> dict[str, str]:
     uses = Counter(os.path.basename(path) for path in set(paths.values()))
     return {agent: os.path.basename(path) if path != os.path.basename(path) and uses[os.path.basename(path)] == 1
             else path for agent, path in paths.items()}
+
+
+#: The setting naming a Gymnasium trial's task, and the environment it is of (``agentos.registry._gymnasium_ids``).
+_TASK_KEY, _TASK_ENVIRONMENT = f"environment.{SETTING}", COMPONENT
+
+
+def environment_label(trial: dict) -> str:
+    """How tables and plots name a trial's environment: a Gymnasium trial by its task (``CartPole-v1``: one
+    panel and one row group per task), any other by its environment's name."""
+    task = (trial.get("settings") or {}).get(_TASK_KEY)
+    return str(task) if trial.get("environment") == _TASK_ENVIRONMENT and task else str(trial["environment"])
+
+
+def shown_settings(trial: dict) -> dict:
+    """A trial's settings as tables and plots show them: without the task, which names its environment."""
+    settings = dict(trial.get("settings") or {})
+    if trial.get("environment") == _TASK_ENVIRONMENT:
+        settings.pop(_TASK_KEY, None)
+    return settings

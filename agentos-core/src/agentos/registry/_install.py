@@ -26,11 +26,11 @@ from ..config import AgentConfig, atomic_write
 from ..core._paths import agent_ini_path
 from ..core._presets import family_of
 from ..errors import AgentOSError, UsageError
-from ..host import canonical_kind, did_you_mean, distribution_name, normalize
-from . import _extras, _pip, _requirements
+from ..host import canonical_kind, normalize
+from . import _extras, _gymnasium_ids, _pip, _requirements
 from ._artifacts import read_artifact
-from ._client import IndexClient, IndexError_, choose_file, resolve_index_url
-from ._owners import served
+from ._client import IndexClient, choose_file, resolve_index_url
+from ._resolve import find_component, listed_extras
 from ._rollback import ctrl_c_deferred, installed_hash, pip_install, undo
 
 
@@ -59,27 +59,16 @@ def _labels() -> dict[str, str]:
     return labels
 
 
-def find_project(client: IndexClient, kind: str, name: str) -> tuple[str, str, set[str]]:
-    """(project, component name as published, projects the registry hosts) for ``kind name``."""
-    try:
-        catalogue = client.catalogue()
-    except IndexError_ as exc:
-        if "no catalogue.json" not in str(exc):
-            raise
-        return distribution_name(kind, name), name, set()  # a plain PEP 503 index: use the convention
-    hosted = served(catalogue)  # only names the index may serve are pinned to it (never gymnasium)
-    rows = [c for c in catalogue.get("components", []) if c["kind"] == kind]
-    for row in rows:
-        if normalize(row["name"]) == normalize(name):
-            return row["project"], row["name"], hosted
-    if kind == "preset" and (family := family_of(name, [r["name"] for r in rows])) is not None:
-        row = next(r for r in rows if r["name"] == family)  # a preset of a family (zoo_sac_pendulum_v1 of zoo)
-        return row["project"], name, hosted
-    conventional = distribution_name(kind, name)
-    if conventional in hosted:  # every release yanked: only an exact version can be installed
-        return conventional, name, hosted
-    hint = did_you_mean(name, [r["name"] for r in rows])
-    raise UsageError(f"no {kind} named {name!r} in the registry at {client.url}{hint} (see: agentos search {kind})")
+def _family_extras(kind: str, comp_name: str, task, extras: list[str], art, config) -> list[str]:
+    """``extras`` with those a Gymnasium task adds (its family's, already in ``extras``) or a task's preset
+    adds (zoo_ppo_lunarlander_v3: the zoo's ``box2d``); either keeps the extras the agent's requirements
+    line already names (a second family's task keeps the first's)."""
+    declared = set(_extras.declared(art.requires))
+    extra = _gymnasium_ids.preset_extra(comp_name) if kind == "preset" else None
+    if not task and extra not in declared:
+        return extras
+    kept = set(listed_extras(config, art.project)) & declared
+    return sorted({*extras, *([extra] if extra in declared else []), *kept})
 
 
 def _pin_registry_projects(items: list[dict], client: IndexClient, hosted: set[str], skip: str) -> list[str]:
@@ -176,7 +165,7 @@ def install(
     name, extras = _extras.split(name)
     config = AgentConfig.load(agent_ini_path(agent, "--agent PATH"))
     client = IndexClient(resolve_index_url(index_url, config))
-    project, comp_name, hosted = find_project(client, kind, name)
+    project, comp_name, hosted, extras, task = find_component(client, kind, name, extras)
     files = client.project_files(project)
     if not files:
         raise UsageError(f"{project} is not in the package index at {client.url}")
@@ -187,6 +176,7 @@ def install(
     if not any(normalize(n) == normalize(comp_name) for n in declared) and not (
             kind == "preset" and family_of(comp_name, declared)):
         raise AgentOSError(f"{entry['filename']} does not declare the {kind} {comp_name!r}; not installing it")
+    extras = _family_extras(kind, comp_name, task, extras, art, config)
     also = _extras.requirements(art, extras)
     package = f"{art.name}[{','.join(extras)}]" if extras else art.name
     requirement = f"{package} @ {pathlib.Path(path).as_uri()}#sha256={art.sha256}"
@@ -222,7 +212,7 @@ def install(
             return undo(before, client, "interrupted", art) if not same else "interrupted: nothing was changed"
 
         result = _record(config.path, kind, comp_name, art, entry, default, pins, not same, interrupted, undo_all,
-                         package)
+                         package, task)
     if editable:
         result["notes"].insert(
             0,
@@ -303,8 +293,10 @@ def is_installed(kind: str, name: str) -> bool:
     return ComponentHost().find(kind, name) is not None
 
 
-def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo, package=None) -> dict:
-    """Write the requirements file and agent.ini, under the agent's lock, re-reading both first."""
+def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo, package=None,
+            task=None) -> dict:
+    """Write the requirements file and agent.ini, under the agent's lock, re-reading both first; ``task``:
+    the Gymnasium id installed by name, set as the component's ``id`` when it is (made) the default."""
     from ._lock import folder_lock
 
     with folder_lock(os.path.dirname(os.path.abspath(path)), ".agentos.lock"):
@@ -334,6 +326,11 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
             config.set_default(kind, comp_name)
             if kind == "preset":
                 notes += _preset_decides(config, comp_name, explicit=default is True)
+            if task:
+                config.add_component(kind, comp_name, settings={_gymnasium_ids.SETTING: task})
+        elif task:
+            notes.append(f"agent.ini's {comp_name} keeps its {_gymnasium_ids.SETTING} "
+                         f"(agentos install {kind} {task} --default plays {task})")
         if interrupted.is_set():
             raise _pip.Interrupted(undo())
         atomic_write(req_path, req_text)
@@ -351,6 +348,7 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         "sha256": art.sha256,
         "agent_ini": config.path,
         "requirements": req_path,
+        "task": task,
         "notes": notes,
     }
 
