@@ -68,6 +68,19 @@ def _env_side(python: str, job: dict, env: dict, cwd: str, timeout: float) -> di
     return answer
 
 
+def environment_spec(name: str, env: dict | None) -> str:
+    """What the fresh venv installs for the environment ``name`` of a target's ``env`` (``{version, task}``):
+    pinned to the version, with the extra its task's family needs when it is a Gymnasium task
+    (``gymnasium[box2d]==1.3.0`` for LunarLander-v3; the task is matched against a fixed table)."""
+    from ..registry._gymnasium_ids import COMPONENT, family
+
+    if not env:
+        return name
+    found = family(str(env.get("task") or "")) if name == COMPONENT else None
+    extra = f"[{found[1]}]" if found and found[1] else ""
+    return f"{name}{extra}=={env['version']}"
+
+
 def evaluate_isolated(policy: str, environment: str, episodes: int, seed: int, *, index_url: str,
                       max_episode_steps: int | None = None, timeout: float = 3600.0, echo=None) -> dict:
     """``agentos evaluate --isolated``: the results record of the published ``policy`` on ``environment``,
@@ -108,7 +121,7 @@ def _play(env_name: str, policy_name: str, env: dict | None, target: dict | None
         raise SandboxUnavailable(why)
     sandboxed = why is None
     deadline = time.monotonic() + timeout
-    env_spec = f"{env_name}=={env['version']}" if env else env_name
+    env_spec = environment_spec(env_name, env)
     policy_spec = f"{policy_name}=={target['version']}" if target else policy_name
     with tempfile.TemporaryDirectory(prefix="agentos-verify-", ignore_cleanup_errors=True) as folder:
         try:
