@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from learning._helpers import CORRIDOR_SARSA, make_agent, only_run
 
 
@@ -79,3 +80,80 @@ def test_a_row_cut_by_a_killed_writer_is_left_out(tmp_path):
         assert read_returns(str(tmp_path)) == ([5, 12][:episodes], [1.5, 2.5][:episodes])
         assert read_curve(str(tmp_path / "returns.csv")) == [(1.5, 5), (2.5, 7)]
         assert read_metric_columns(str(tmp_path), ["best"]) == {"best": [4.0, 8.0]}
+
+
+def _with_train(tmp_path, section: str, name: str = "agent"):
+    return make_agent(tmp_path, CORRIDOR_SARSA + "\n[train]\n" + section, name)
+
+
+def _agentos(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agentos", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_periodic_evaluation_on_seeds_of_its_own_keeps_the_best_beside_the_last(tmp_path):
+    from agentos.api import train
+
+    agent = _with_train(tmp_path, "eval_every_episodes = 10\neval_episodes = 3\n")
+    summary = train(str(agent / "agent.ini"), episodes=50, seed=7)
+    run = Path(summary["run_dir"])
+    evaluation = json.loads((run / "run.json").read_text())["evaluation"]
+    assert evaluation["seeds"] == [1_000_007, 1_000_008, 1_000_009] and evaluation["evaluations"] == 5
+    with open(run / "evaluations.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    frames = {int(r["episode"]): int(r["frame"]) for r in _rows(run)}
+    assert [int(r["episodes"]) for r in rows] == [10, 20, 30, 40, 50]
+    assert [int(r["steps"]) for r in rows] == [frames[n] for n in (10, 20, 30, 40, 50)]  # steps of that episode
+    means = [float(r["mean_return"]) for r in rows]
+    best = evaluation["best"]
+    assert best["mean_return"] == max(means) and best["steps"] == int(rows[means.index(max(means))]["steps"])
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["best_checkpoint"] == best["checkpoint"] == "best.safetensors" and (run / "best.safetensors").is_file()
+    assert meta["checkpoint"] == "checkpoint.safetensors" and summary["evaluation"]["stopped"] is None
+    with open(run / "metrics.csv", encoding="utf-8") as f:
+        scalars = [r for r in csv.DictReader(f) if r["name"] == "eval/mean_return"]
+    expected = [(int(r["steps"]), m) for r, m in zip(rows, means, strict=True)]
+    assert [(int(r["step"]), float(r["value"])) for r in scalars] == expected
+    played = _agentos("run", "--from-run", f"{run.name}@best", "--episodes", "2", "--seed", "1", cwd=agent)
+    assert played.returncode == 0 and "finished: 2 episodes" in played.stdout, played.stderr
+
+
+def test_training_stops_at_the_reward_threshold(tmp_path):
+    agent = _with_train(tmp_path, "eval_every_steps = 100\neval_episodes = 2\nreward_threshold = -1000\n")
+    result = _agentos("train", "--steps", "100000", "--seed", "1", cwd=agent)
+    assert result.returncode == 0, result.stderr
+    assert "evaluation: 1 evaluations of 2 episodes" in result.stdout
+    assert "stopped at the reward threshold" in result.stdout
+    meta = json.loads((only_run(agent, "train") / "run.json").read_text())
+    stopped = meta["evaluation"]["stopped"]
+    assert meta["status"] == "finished" and stopped["reason"] == "reward_threshold"
+    assert 100 <= stopped["steps"] == meta["summary"]["steps"] < 100_000
+
+
+def test_a_run_without_evaluation_has_no_best_checkpoint(tmp_path):
+    agent = make_agent(tmp_path, CORRIDOR_SARSA)
+    assert _agentos("train", "5", "--seed", "1", cwd=agent).returncode == 0
+    result = _agentos("run", "--from-run", "latest@best", "--episodes", "1", cwd=agent)
+    assert result.returncode != 0 and "has no best checkpoint" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("section", "said"), [
+    ("eval_every_steps = 0\n", "eval_every_steps must be a whole number of at least 1"),
+    ("reward_threshold = 10\n", "needs eval_every_steps or eval_every_episodes"),
+    ("eval_every_episodes = 5\neval_seed = 0\neval_episodes = 3\n", "include the training seed 1"),
+    ("eval_every_episodes = 5\nreward_threshold = \"high\"\n", "reward_threshold must be a number"),
+    ("eval_every_episodes = 5\nkeep_best = 3\n", "keep_best must be true or false"),
+    ("eval_evry_steps = 5\n", "unknown key 'eval_evry_steps' in [train]"),
+])
+def test_malformed_train_settings_are_one_line_and_no_record(tmp_path, section, said):
+    agent = _with_train(tmp_path, section)
+    result = _agentos("train", "5", "--seed", "1", cwd=agent)
+    assert result.returncode != 0 and said in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not list(agent.glob("runs/*"))
+
+
+def test_valid_train_settings_twin_trains(tmp_path):
+    agent = _with_train(tmp_path, "eval_every_episodes = 5\neval_seed = 10\neval_episodes = 3\nkeep_best = false\n")
+    result = _agentos("train", "5", "--seed", "1", cwd=agent)
+    assert result.returncode == 0 and "(seeds 10..12)" in result.stdout, result.stderr
+    assert not list(agent.glob("runs/*/best.*"))

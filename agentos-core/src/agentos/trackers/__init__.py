@@ -2,6 +2,8 @@
 
 * :class:`CsvPlotTracker` writes ``returns.csv``, ``returns100.csv`` and ``returns.png`` into the run
   record (``run.extra["record"]``); it does nothing for runs without a record.
+* Both write the named scalars of :func:`agentos.plugin_api.report_metrics` (``metrics.csv``; TensorBoard
+  scalars).
 * :class:`TensorBoardTracker` writes episode returns and lengths as TensorBoard scalars into
   ``<record>/tensorboard/`` when the ``tensorboard`` package is installed (disable it with
   ``AGENTOS_DISABLE_PLUGINS=tensorboard``).
@@ -18,6 +20,7 @@ import time
 from collections import deque
 
 from ..plugins import hookimpl
+from ._scalars import METRICS_CSV
 
 RETURNS_CSV = "returns.csv"
 RETURNS100_CSV = "returns100.csv"
@@ -67,7 +70,7 @@ class CsvPlotTracker:
         record = run.extra.get("record")
         if record is None:
             return
-        f = _RowFile(record.path(RETURNS_CSV))
+        f = RowFile(record.path(RETURNS_CSV))
         metrics = run.extra.get("metrics")  # the environment's declared episode metrics, as extra columns
         names = metrics.names if metrics is not None else []
         agents = seat_ids(run.agent)  # a multi-agent run: one return column per agent
@@ -100,11 +103,23 @@ class CsvPlotTracker:
                 f100.write(f"{state['frame']},{mean!r},{std!r},{high!r},{low!r}\n")
 
     @hookimpl
+    def agentos_metrics(self, run, step, values):
+        state = run.extra.get("csv")
+        if state is None:
+            return
+        if state.get("metrics_file") is None:
+            state["metrics_file"] = RowFile(run.extra["record"].path(METRICS_CSV))
+            state["metrics_file"].write("step,name,value\n")
+        state["metrics_file"].write("".join(f"{step},{name},{value!r}\n" for name, value in values.items()))
+
+    @hookimpl
     def agentos_run_end(self, run, summary):
         state = run.extra.pop("csv", None)
         if state is None:
             return
         state["file"].close()
+        if state.get("metrics_file") is not None:
+            state["metrics_file"].close()
         record = run.extra["record"]
         if not os.path.exists(record.path(RETURNS100_CSV)):
             open(record.path(RETURNS100_CSV), "w").close()
@@ -119,7 +134,7 @@ class CsvPlotTracker:
             record.meta["plot_error"] = f"{type(exc).__name__}: {exc}"
 
 
-class _RowFile:
+class RowFile:
     """A CSV file whose every ``write`` (whole lines) goes to the disk at once, appended."""
 
     def __init__(self, path: str):
@@ -293,25 +308,28 @@ class TensorBoardTracker:
         if state is None:
             return
         state["frame"] += length
-        state["pending"].append((time.time(), state["frame"], episode_return, length, len(run.episodes)))
+        wall = time.time()
+        pending = state["pending"]
+        pending.append((wall, state["frame"], (("returns/episode", episode_return), ("episode/length", length))))
+        pending.append((wall, len(run.episodes), (("returns/by_episode", episode_return),)))
         now = time.perf_counter()
         if now - state["flushed"] >= self.flush_seconds:
             self._flush(state)
             state["flushed"] = now
 
+    @hookimpl
+    def agentos_metrics(self, run, step, values):
+        state = run.extra.get("tensorboard")
+        if state is not None:
+            state["pending"].append((time.time(), step, tuple(values.items())))
+
     @staticmethod
     def _flush(state) -> None:
         event_pb2, summary_pb2, writer = state["event"], state["summary"], state["writer"]
         value = summary_pb2.Summary.Value
-        for wall, frame, episode_return, length, number in state["pending"]:
-            values = [
-                value(tag="returns/episode", simple_value=float(episode_return)),
-                value(tag="episode/length", simple_value=float(length)),
-            ]
-            writer.add_event(event_pb2.Event(wall_time=wall, step=frame, summary=summary_pb2.Summary(value=values)))
-            point = value(tag="returns/by_episode", simple_value=float(episode_return))
-            by_episode = summary_pb2.Summary(value=[point])
-            writer.add_event(event_pb2.Event(wall_time=wall, step=number, summary=by_episode))
+        for wall, step, scalars in state["pending"]:
+            summary = summary_pb2.Summary(value=[value(tag=tag, simple_value=float(v)) for tag, v in scalars])
+            writer.add_event(event_pb2.Event(wall_time=wall, step=step, summary=summary))
         state["pending"].clear()
 
     @hookimpl
