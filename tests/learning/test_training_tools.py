@@ -130,11 +130,19 @@ def test_training_stops_at_the_reward_threshold(tmp_path):
     assert 100 <= stopped["steps"] == meta["summary"]["steps"] < 100_000
 
 
-def test_a_run_without_evaluation_has_no_best_checkpoint(tmp_path):
+def test_a_run_without_evaluation_has_no_best_checkpoint_and_a_best_outside_the_run_is_refused(tmp_path):
     agent = make_agent(tmp_path, CORRIDOR_SARSA)
     assert _agentos("train", "5", "--seed", "1", cwd=agent).returncode == 0
     result = _agentos("run", "--from-run", "latest@best", "--episodes", "1", cwd=agent)
     assert result.returncode != 0 and "has no best checkpoint" in result.stderr and "Traceback" not in result.stderr
+    run = only_run(agent, "train")
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "best_checkpoint": "../../agent.ini"}))
+    result = _agentos("run", "--from-run", "latest@best", "--episodes", "1", cwd=agent)
+    assert result.returncode != 0 and "is not a file name inside the run folder" in result.stderr, result.stderr
+    (run / "run.json").write_text(json.dumps({**meta, "best_checkpoint": meta["checkpoint"]}))  # the valid twin
+    result = _agentos("run", "--from-run", "latest@best", "--episodes", "1", cwd=agent)
+    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.parametrize(("section", "said"), [
