@@ -56,3 +56,20 @@ def test_sb3_losses_entropy_learning_rate_and_fps_reach_metrics_csv_and_tensorbo
     assert len(events.Scalars("returns/by_episode")) == summary["episodes"]
     meta = json.loads((run / "run.json").read_text())
     assert meta["evaluation"]["evaluations"] >= 1 and (run / meta["best_checkpoint"]).is_file()
+
+
+def test_evaluation_mid_training_uses_the_current_normalization_statistics(tmp_path):
+    import gymnasium
+    from agentos.api import train
+    from agentos_policy_sb3 import SB3Policy
+
+    ini = PPO_CARTPOLE.replace("algorithm = PPO", "algorithm = PPO\nnormalize = true")
+    (tmp_path / "agent.ini").write_text(ini.replace("eval_every_steps = 128", "eval_every_steps = 40"))
+    summary = train(str(tmp_path / "agent.ini"), steps=80, seed=0)
+    run = tmp_path / "runs" / summary["run"]
+    best = json.loads((run / "run.json").read_text())["best_checkpoint"]
+    env = gymnasium.make("CartPole-v1")
+    loaded = SB3Policy(env.observation_space, env.action_space, device="cpu")
+    loaded.load(str(run / best))
+    # without the trainer's sync_policy the policy has no statistics until training ends: none would be saved
+    assert loaded.normalization is not None and loaded.normalization.arrays

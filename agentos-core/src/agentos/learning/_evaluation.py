@@ -134,6 +134,9 @@ class Evaluator:
 
     def evaluate(self) -> bool:
         started = time.perf_counter()
+        sync = getattr(self.agent.trainer, "sync_policy", None)
+        if sync is not None:  # e.g. SB3's VecNormalize statistics, kept by the trainer while it trains
+            sync(self.agent.policy)
         returns = play(self.environment, self.agent.policy, self.settings["seeds"], self.limit)
         n = len(returns)
         mean = sum(returns) / n

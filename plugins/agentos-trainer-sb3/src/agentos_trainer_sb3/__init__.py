@@ -168,7 +168,7 @@ class SB3Trainer(Trainer):
             raise ValueError("give episodes or steps")
         seed = self.seed if seed is None else seed
         policy.adopt_algorithm(self.algorithm, self.network, self.policy_kwargs)
-        vec = self._normalized(self._vec_env(environment), policy)
+        vec = self._training_vec = self._normalized(self._vec_env(environment), policy)
         if self.model is None or policy.net is not self._model_net:
             cls = algorithm_class(self.algorithm)
             model = cls(
@@ -232,6 +232,12 @@ class SB3Trainer(Trainer):
             if self.normalize is not None:
                 policy.adopt_normalization(Normalization.from_vec_normalize(vec))
         return self.model
+
+    def sync_policy(self, policy) -> None:
+        """Mid-training (before an evaluation): the policy gets the current ``VecNormalize`` statistics."""
+        vec = getattr(self, "_training_vec", None)
+        if self.normalize is not None and vec is not None:
+            policy.adopt_normalization(Normalization.from_vec_normalize(vec))
 
     def _normalized(self, vec, policy):
         """``vec`` in ``VecNormalize`` when ``normalize`` says so, continuing from the policy's statistics."""
