@@ -165,3 +165,23 @@ def test_valid_train_settings_twin_trains(tmp_path):
     result = _agentos("train", "5", "--seed", "1", cwd=agent)
     assert result.returncode == 0 and "(seeds 10..12)" in result.stdout, result.stderr
     assert not list(agent.glob("runs/*/best.*"))
+
+
+def test_publish_run_at_best_ships_the_best_checkpoint_and_refuses_a_changed_one(tmp_path):
+    import zipfile
+
+    from agentos.api import train
+    from agentos.errors import UsageError
+    from agentos.results import publish_run
+
+    agent = _with_train(tmp_path, "eval_every_episodes = 10\neval_episodes = 2\n")
+    run = Path(train(str(agent / "agent.ini"), episodes=30, seed=2)["run_dir"])
+    common = {"index": str(tmp_path / "index"), "agent_ini": str(agent / "agent.ini"), "episodes": 2,
+              "record_replay": False}
+    done = publish_run(f"{run.name}@best", "corridor_best", keep=str(tmp_path / "kept"), **common)
+    assert done["published"][0]["status"] == "published"
+    with zipfile.ZipFile(tmp_path / "kept" / done["wheel"]) as zf:
+        assert zf.read("agentos_policy_corridor_best/weights.safetensors") == (run / "best.safetensors").read_bytes()
+    (run / "best.safetensors").write_bytes((run / "checkpoint.safetensors").read_bytes() + b" ")
+    with pytest.raises(UsageError, match="changed after training"):
+        publish_run(f"{run.name}@best", "corridor_changed", **common)
