@@ -28,6 +28,7 @@ def test_train_is_an_mlflow_run_with_params_tags_metrics_and_artifacts(client, m
     assert params["policy"].startswith("agentos-policy-q-table==")
     assert params["trainer"].startswith("agentos-trainer-sarsa==")
     assert params["trainer.alpha"] == "0.5" and params["seed"] == "3" and params["episodes"] == str(EPISODES)
+    assert params["train.eval_every_episodes"] == "100" and params["train.eval_episodes"] == "2"
     tags = run.data.tags
     assert tags["agentos.agent"] == "corridor_params" and tags["agentos.status"] == "finished"
     with open(os.path.join(run_dir, "lock.json"), "rb") as f:

@@ -180,12 +180,24 @@ def describe(seed, record, *, test: bool = False) -> dict:
             package = entry.get("package")
             params[kind] = f"{package}=={entry.get('version')}" if package else f"{name} (local)"
             params.update(_settings_of(record, kind, name))
+        params.update(_train_settings(record))
         request = record.meta.get("request") or {}
         for key in ("episodes", "steps"):
             if request.get(key) is not None:
                 params[f"{'test_' if test else ''}{key}"] = request[key]
     params["test_seed" if test else "seed"] = seed
     return {"params": params, "tags": tags}
+
+
+def _train_settings(record) -> dict:
+    """``train.<setting>`` for every setting of agent.ini's ``[train]`` (evaluation during training)."""
+    try:
+        from agentos.config import AgentConfig
+
+        config = AgentConfig.load(record.path("agent.ini"))
+    except Exception:
+        return {}
+    return {f"train.{key}": setting.value for key, setting in getattr(config, "train", {}).items()}
 
 
 def _settings_of(record, kind: str, name: str) -> dict:
