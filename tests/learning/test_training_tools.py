@@ -128,6 +128,8 @@ def test_training_stops_at_the_reward_threshold(tmp_path):
     stopped = meta["evaluation"]["stopped"]
     assert meta["status"] == "finished" and stopped["reason"] == "reward_threshold"
     assert 100 <= stopped["steps"] == meta["summary"]["steps"] < 100_000
+    again = _agentos("reproduce", "latest", cwd=agent)  # said as it is, not "the record was altered"
+    assert again.returncode != 0 and "stopped at its reward threshold after" in again.stderr, again.stderr
 
 
 def test_a_run_without_evaluation_has_no_best_checkpoint_and_a_best_outside_the_run_is_refused(tmp_path):
