@@ -187,3 +187,34 @@ def test_publish_run_at_best_ships_the_best_checkpoint_and_refuses_a_changed_one
     (run / "best.safetensors").write_bytes((run / "checkpoint.safetensors").read_bytes() + b" ")
     with pytest.raises(UsageError, match="changed after training"):
         publish_run(f"{run.name}@best", "corridor_changed", **common)
+
+
+def test_report_metrics_passes_checked_names_and_finite_numbers_and_is_silent_outside_a_run():
+    from agentos import hookimpl
+    from agentos.core._runner import Run
+    from agentos.plugin_api import report_metrics
+    from agentos.plugins import get_plugin_manager
+    from agentos.trackers._scalars import reporting_to
+
+    seen = []
+
+    class Catch:
+        @hookimpl
+        def agentos_metrics(self, run, step, values):
+            seen.append((run, step, values))
+
+    pm = get_plugin_manager()
+    catch = Catch()
+    pm.register(catch, name="test-catch-metrics")
+    try:
+        report_metrics({"train/loss": 1.0})  # no run in progress: nothing, no error
+        assert seen == []
+        run = Run(agent=None, mode="train")
+        with reporting_to(run):
+            report_metrics({"train/loss": 0.5, "time/fps": 120, "bad name": 1.0, "x\ny": 2.0, "nan": float("nan"),
+                            "text": "high", "flag": True, "a" * 101: 3.0}, step=64)
+            report_metrics({"only\tbad": 1.0}, step=65)  # nothing left: no call
+        report_metrics({"train/loss": 0.1}, step=66)  # the run is over
+    finally:
+        pm.unregister(catch)
+    assert seen == [(run, 64, {"train/loss": 0.5, "time/fps": 120.0})]

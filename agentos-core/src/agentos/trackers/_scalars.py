@@ -27,7 +27,10 @@ def reporting_to(run):
     try:
         yield run
     finally:
-        _active.remove(run)
+        for i in range(len(_active) - 1, -1, -1):  # by identity: runs are dataclasses, equal when alike
+            if _active[i] is run:
+                del _active[i]
+                break
 
 
 def checked(values) -> dict[str, float]:
