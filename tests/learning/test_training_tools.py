@@ -116,6 +116,8 @@ def test_periodic_evaluation_on_seeds_of_its_own_keeps_the_best_beside_the_last(
     assert [(int(r["step"]), float(r["value"])) for r in scalars] == expected
     played = _agentos("run", "--from-run", f"{run.name}@best", "--episodes", "2", "--seed", "1", cwd=agent)
     assert played.returncode == 0 and "finished: 2 episodes" in played.stdout, played.stderr
+    evaluated = _agentos("evaluate", "--run", f"{run.name}@best", "--episodes", "2", cwd=agent)
+    assert evaluated.returncode == 0 and "2 episodes, seeds 0-1" in evaluated.stdout, evaluated.stderr
 
 
 def test_training_stops_at_the_reward_threshold(tmp_path):
