@@ -21,7 +21,7 @@ def _rows(run) -> list[dict]:
 
 
 def test_every_episode_row_is_on_disk_when_the_episode_ends(tmp_path):
-    from agentos.api import train
+    from agentos.api import list_runs, train
 
     agent = make_agent(tmp_path, CORRIDOR_SARSA)
     seen = []
@@ -29,11 +29,17 @@ def test_every_episode_row_is_on_disk_when_the_episode_ends(tmp_path):
     def on_episode(run, result):
         rows = _rows(Path(run.extra["record"].directory))
         seen.append((len(run.episodes), len(rows), int(rows[-1]["frame"]), run.steps))
+        if len(run.episodes) == 20:  # agentos runs, meanwhile: running, with the episodes so far
+            (row,) = list_runs(str(agent / "agent.ini"))
+            listed.append((row["status"], row["episodes"], row["steps"], run.steps))
 
+    listed = []
     summary = train(str(agent / "agent.ini"), episodes=40, seed=0, on_episode=on_episode)
     assert [n for n, _, _, _ in seen] == list(range(1, 41))
     assert all(on_disk == n and frame == steps for n, on_disk, frame, steps in seen)  # timesteps, as it goes
     assert summary["status"] == "finished" and len(_rows(only_run(agent, "train"))) == 40
+    assert [(status, episodes) for status, episodes, _, _ in listed] == [("running", 20)]
+    assert listed[0][2] == listed[0][3]
 
 
 def test_a_killed_run_keeps_its_rows_and_reads_as_unfinished(tmp_path):
@@ -62,9 +68,11 @@ def test_a_killed_run_keeps_its_rows_and_reads_as_unfinished(tmp_path):
     assert [int(r["episode"]) for r in rows[: len(frames)]] == list(range(1, len(frames) + 1))
     assert frames == sorted(frames) and frames[-1] == sum(length for _, length in curve)
     assert json.loads((run / "run.json").read_text())["status"] == "running"  # never finished: says so
-    listed = subprocess.run([sys.executable, "-m", "agentos", "runs"], cwd=agent, capture_output=True, text=True,
-                            timeout=60)
-    assert listed.returncode == 0 and "running" in listed.stdout, listed.stderr
+    listed = subprocess.run([sys.executable, "-m", "agentos", "runs", "--json"], cwd=agent, capture_output=True,
+                            text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)  # its process is gone: unfinished, with the rows it wrote
+    assert row["status"] == "unfinished" and row["episodes"] == len(frames) and row["steps"] == frames[-1]
     again = subprocess.run([sys.executable, "-m", "agentos", "reproduce", run.name], cwd=agent, capture_output=True,
                            text=True, timeout=60)
     assert again.returncode != 0 and "did not finish" in again.stderr and "Traceback" not in again.stderr

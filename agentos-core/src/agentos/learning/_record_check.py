@@ -16,7 +16,7 @@ MAX_DEPTH = 32
 
 _TEXT_FIELDS = ("id", "mode", "status", "started", "finished", "agent_dir", "agent_ini", "checkpoint",
                 "trainer_state", "parent", "error", "checkpoint_sha256", "trainer_state_sha256", "best_checkpoint",
-                "best_checkpoint_sha256")
+                "best_checkpoint_sha256", "host")
 _SUMMARY_NUMBERS = ("episodes", "steps", "steps_taken", "mean_return", "last100_mean", "min_return", "max_return",
                     "steps_per_second", "seconds")
 
@@ -78,9 +78,10 @@ def check_record(meta) -> None:
     for key in _TEXT_FIELDS:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise MalformedRecord(f"{key!r} must be a string, not {type(meta[key]).__name__}")
-    seed = meta.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise MalformedRecord("'seed' must be an integer")
+    for key in ("seed", "pid"):
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise MalformedRecord(f"{key!r} must be an integer")
     for key in ("request", "summary", "components"):
         if meta.get(key) is not None and not isinstance(meta[key], dict):
             raise MalformedRecord(f"{key!r} must be an object, not {type(meta[key]).__name__}")
