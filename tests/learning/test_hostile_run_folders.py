@@ -197,7 +197,9 @@ def test_a_checkpoint_that_is_a_link_is_refused(agent, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content", ["[1]", "[" * 100_000 + "]" * 100_000, '{"started": 5}',
-                                     '{"id": "x", "started": 5}', '{"id": "y", "summary": {"episodes": "many"}}'])
+                                     '{"id": "x", "started": 5}', '{"id": "y", "summary": {"episodes": "many"}}',
+                                     '{"id": "z", "evaluation": {"seeds": "all"}}',
+                                     '{"id": "w", "summary": {"evaluation": {"seeds": [1], "best": {"steps": "x"}}}}'])
 def test_a_malformed_run_record_is_skipped_with_one_line(agent, tmp_path, capsys, content):
     code, _, err = _cli(capsys, "train", agent / "agent.ini", "5", "--seed", "0", "--quiet")
     assert code == 0, err

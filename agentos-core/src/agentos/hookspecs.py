@@ -28,6 +28,13 @@ def agentos_episode_end(run, episode, episode_return, length, info):
 
 
 @hookspec
+def agentos_metrics(run, step, values):
+    """Named scalars of a run at ``step`` (the run's environment steps so far): ``values`` is
+    ``{name: float}``, e.g. a trainer's ``train/loss`` or ``train/entropy_loss``, or ``eval/mean_return``.
+    Reported through :func:`agentos.plugin_api.report_metrics` (names and values already checked)."""
+
+
+@hookspec
 def agentos_run_end(run, summary):
     """The run ended (also after Ctrl-C or an error: see ``summary["status"]``)."""
 

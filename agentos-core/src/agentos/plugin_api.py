@@ -12,6 +12,10 @@ Agent folders
 Run records
     :class:`RunRecord` is one ``<agent dir>/runs/<run id>/`` folder (``agentos runs`` lists it);
     :func:`list_records` and :func:`find_record` read them back.
+Training metrics
+    :func:`report_metrics` gives the trackers named scalars (losses, entropy, learning rate, fps...)
+    at a step of the training run in progress (the ``agentos_metrics`` hook; ``metrics.csv`` of the
+    run folder, TensorBoard, MLflow); any trainer may call it, it does nothing outside a run.
 Episodes
     :func:`episode_step_limit` is the bound ``agentos run`` puts on one episode (the environment's
     ``spec.max_episode_steps``, else :data:`DEFAULT_MAX_EPISODE_STEPS`), for services that run episodes.
@@ -47,6 +51,7 @@ _LAZY = {
     "find_record": ".learning._records",
     "list_records": ".learning._records",
     "episode_step_limit": ".learning._commands",
+    "report_metrics": ".trackers._scalars",
     "DEFAULT_MAX_EPISODE_STEPS": ".learning._commands",
     "AECEpisode": ".core._multiagent",
     "is_multiagent_env": ".core._multiagent",
@@ -63,6 +68,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-linter con
     from .learning._commands import DEFAULT_MAX_EPISODE_STEPS, episode_step_limit
     from .learning._records import RunRecord, find_record, list_records
     from .learning._replay import record_episodes
+    from .trackers._scalars import report_metrics
 
 __all__ = [
     "AECEpisode",
@@ -78,6 +84,7 @@ __all__ = [
     "list_records",
     "play_aec_episode",
     "record_episodes",
+    "report_metrics",
     "use_torch_threads",
 ]
 __getattr__ = lazy_attributes(__name__, __package__, _LAZY)

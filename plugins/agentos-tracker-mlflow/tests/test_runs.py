@@ -14,7 +14,8 @@ EPISODES = 300
 
 
 def test_train_is_an_mlflow_run_with_params_tags_metrics_and_artifacts(client, mlflow_server, tools, tmp_path):
-    folder = tools.agent_folder(tmp_path / "corridor_params")
+    evaluation = "\n[train]\neval_every_episodes = 100\neval_episodes = 2\n"
+    folder = tools.agent_folder(tmp_path / "corridor_params", evaluation)
     done = tools.agentos("train", str(EPISODES), "--seed", "3", "-q", cwd=folder, uri=mlflow_server)
     assert done.returncode == 0, done.stderr
     assert "View run" not in done.stdout  # MLflow's own line is kept off the command's output
@@ -27,6 +28,7 @@ def test_train_is_an_mlflow_run_with_params_tags_metrics_and_artifacts(client, m
     assert params["policy"].startswith("agentos-policy-q-table==")
     assert params["trainer"].startswith("agentos-trainer-sarsa==")
     assert params["trainer.alpha"] == "0.5" and params["seed"] == "3" and params["episodes"] == str(EPISODES)
+    assert params["train.eval_every_episodes"] == "100" and params["train.eval_episodes"] == "2"
     tags = run.data.tags
     assert tags["agentos.agent"] == "corridor_params" and tags["agentos.status"] == "finished"
     with open(os.path.join(run_dir, "lock.json"), "rb") as f:
@@ -41,11 +43,19 @@ def test_train_is_an_mlflow_run_with_params_tags_metrics_and_artifacts(client, m
     assert [by_step[i] for i in range(EPISODES)] == [float(r[2]) for r in rows]  # the same returns as the record
     lengths = client.get_metric_history(run.info.run_id, "episode_length")
     assert sum(m.value for m in lengths) == sum(int(r[3]) for r in rows)
+    by_timestep = client.get_metric_history(run.info.run_id, "episode_return_by_step")  # the curve by timesteps
+    assert sorted((m.step, m.value) for m in by_timestep) == sorted((int(r[1]), float(r[2])) for r in rows)
+    with open(os.path.join(run_dir, "evaluations.csv"), encoding="utf-8") as f:
+        evaluations = [line.split(",") for line in f.read().splitlines()[1:]]
+    assert [int(r[1]) for r in evaluations] == [100, 200, 300]
+    evaluated = client.get_metric_history(run.info.run_id, "eval/mean_return")  # reported metrics (report_metrics)
+    assert sorted((m.step, m.value) for m in evaluated) == [(int(r[0]), float(r[2])) for r in evaluations]
     last100 = client.get_metric_history(run.info.run_id, "last100_mean")
     assert sorted({m.step for m in last100}) == [99, 199, 299]
     assert run.data.metrics["steps_per_second"] > 0
     names = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"lock.json", "agent.ini", "returns.csv", "returns.png", "run.json", "checkpoint.safetensors"} <= names
+    assert {"lock.json", "agent.ini", "returns.csv", "returns.png", "run.json", "checkpoint.safetensors",
+            "evaluations.csv", "metrics.csv", "best.safetensors"} <= names
     manifest = json.loads(tags["agentos.files"])
     assert set(manifest) == names
 

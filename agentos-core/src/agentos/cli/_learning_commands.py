@@ -175,6 +175,8 @@ def _train(args) -> int:
     if summary.get("agents") and not args.quiet:  # a multi-agent environment: every seat's tally
         print(f"agents: {agents_line(summary['agents'])}")
 
+    if summary.get("evaluation") and not args.quiet:
+        print(printable(evaluation_line(summary["evaluation"], summary.get("run"))))
     if summary.get("parent"):
         print(printable(f"continued from run {summary['parent']}"))
     if summary.get("run"):
@@ -182,6 +184,25 @@ def _train(args) -> int:
         if summary.get("checkpoint"):
             print(printable(f"checkpoint: {summary['checkpoint']}  (agentos run --from-run {summary['run']})"))
     return 130 if summary["status"] == "interrupted" else 0
+
+
+def evaluation_line(evaluation: dict, run: str | None) -> str:
+    """``evaluation: 4 evaluations of 5 episodes (seeds 1000000..1000004); best mean 9.50 at step 2,000
+    (best.safetensors...)``, and whether training stopped at the reward threshold."""
+    from ._output import count, number
+
+    seeds = evaluation.get("seeds") or [0]
+    text = (f"evaluation: {count(evaluation.get('evaluations', 0))} evaluations of {len(seeds)} episodes "
+            f"(seeds {seeds[0]}..{seeds[-1]})")
+    best = evaluation.get("best")
+    if isinstance(best, dict):
+        text += f"; best mean {number(best.get('mean_return'))} at step {count(best.get('steps', 0))}"
+        if best.get("checkpoint"):
+            text += f" ({best['checkpoint']}" + (f": agentos run --from-run {run}@best)" if run else ")")
+    stopped = evaluation.get("stopped")
+    if isinstance(stopped, dict):
+        text += f"; stopped at the reward threshold {number(evaluation.get('reward_threshold'))}"
+    return text
 
 
 def _runs(args) -> int:
@@ -270,6 +291,8 @@ def _runs_show(args) -> int:
         say(f"  metrics:    {metrics_line(summary['metrics'])}")
     if agents_line(summary.get("agents")):
         say(f"  agents:     {agents_line(summary.get('agents'))}")
+    if summary.get("evaluation"):
+        say(f"  {evaluation_line(summary['evaluation'], None)}")
     say(f"  checkpoint: {info.get('checkpoint') or '-'}")
     lock = info.get("lock") or {}
     for entry in lock.get("components", []):

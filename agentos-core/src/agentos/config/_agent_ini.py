@@ -11,6 +11,9 @@
     version = 1.0.0
     length = 10                ; everything else is a constructor setting
 
+    [train]                    ; optional: evaluation during training (agentos.learning._evaluation)
+    eval_every_steps = 10000
+
     [seats]                    ; multi-agent environments: a policy per agent id (else [policy] plays all)
     player_2 = random
 
@@ -32,6 +35,10 @@ META_SECTION = "agentos"
 TRACKER_SECTION = "tracker"
 META_KEYS = {"name", "requirements", "venv", "index-url", "runs", "seed", "threads"}
 KIND_KEYS = {"default"}
+#: ``[train]``: evaluation during ``agentos train`` (read by :mod:`agentos.learning._evaluation`).
+TRAIN_SECTION = "train"
+TRAIN_KEYS = {"eval_every_steps", "eval_every_episodes", "eval_episodes", "eval_seed", "reward_threshold",
+              "keep_best"}
 RESERVED_KEYS = {"package", "version", "source"}
 SEATS_SECTION = "seats"
 #: An agent id of a multi-agent environment as agent.ini may name it (PettingZoo's: ``player_1``).
@@ -74,6 +81,7 @@ class AgentConfig:
         self.components: dict[tuple[str, str], ComponentConfig] = {}
         self.seats: dict[str, Setting] = {}
         self.trackers: dict[str, dict[str, Setting]] = {}
+        self.train: dict[str, Setting] = {}
         self._validate()
 
     @classmethod
@@ -91,10 +99,13 @@ class AgentConfig:
 
     def _validate(self) -> None:
         self.meta, self.defaults, self.components, self.seats, self.trackers = {}, {}, {}, {}, {}
+        self.train = {}
         for name, section in self.document.sections.items():
             kind, dot, comp = name.partition(".")
             if name == META_SECTION:
                 self.meta = self._typed(section, META_KEYS, "[agentos]")
+            elif name == TRAIN_SECTION:
+                self.train = self._typed(section, TRAIN_KEYS, "[train]")
             elif name == SEATS_SECTION:
                 self.seats = self._seats(section)
             elif not dot and kind in KINDS:
@@ -108,7 +119,7 @@ class AgentConfig:
                 entries = section.entries.items()
                 self.trackers[normalize(comp)] = {k: Setting(self._parse(e), e.line) for k, e in entries}
             else:
-                hint = (f"; sections are [agentos], [{'], ['.join(KINDS)}], [seats], [<kind>.<name>] "
+                hint = (f"; sections are [agentos], [train], [{'], ['.join(KINDS)}], [seats], [<kind>.<name>] "
                         "and [tracker.<name>]")
                 raise self._error(f"unknown section [{name}]{hint}", section.line)
 

@@ -36,6 +36,12 @@ class Trainer:
         """Train for ``episodes`` episodes or ``steps`` steps (whichever is given)."""
         raise NotImplementedError(f"{type(self).__name__}.train()")
 
+    def sync_policy(self, policy) -> None:
+        """Bring ``policy`` up to date in the middle of :meth:`train` (called from the episode callback
+        before the policy is evaluated or saved, e.g. by ``[train]`` evaluation): a trainer that keeps
+        part of the policy's state elsewhere while it trains (observation statistics...) hands it over
+        here. The default does nothing."""
+
     def save(self, path: str) -> None:
         """Write the trainer's own state (optimiser moments, step counts...) to ``path``, so that
         ``agentos train --from-run`` continues where it stopped; no pickles of live objects."""

@@ -132,6 +132,8 @@ def train(
     from ..core._context import use
     from ..core._runner import EpisodeResult, Run
     from ..plugins import direct_caller, get_plugin_manager
+    from ..trackers._scalars import reporting_to
+    from ._evaluation import evaluator_for
     from ._from_run import copy_agent_ini, open_run, run_file
 
     if (episodes is None) == (steps is None):
@@ -145,7 +147,10 @@ def train(
     source_run = trainer_state = None
     if from_run:
         source_run, context, checkpoint = open_run(path, from_run, force=force, command="train")
-        trainer_state = run_file(source_run, "trainer_state")
+        from ._from_run import checkpoint_choice
+
+        if checkpoint_choice(from_run)[1] == "checkpoint":  # RUN@best: the last trainer state is not the best's
+            trainer_state = run_file(source_run, "trainer_state")
     else:
         context = use(path)
     if checkpoint is not None and not os.path.isfile(checkpoint):
@@ -163,6 +168,7 @@ def train(
             _load_checkpoint(agent.policy, checkpoint)
         if trainer_state is not None and os.path.isfile(trainer_state):
             _load_trainer_state(agent.trainer, trainer_state)
+        evaluator = evaluator_for(context, agent, seed)  # [train] eval_every_*: None when off
         request = {"episodes": episodes, "steps": steps}
         if source_run is not None or checkpoint is not None:
             request.update(
@@ -180,8 +186,10 @@ def train(
         hook.agentos_run_start(run=run)
         episode_end = direct_caller(hook.agentos_episode_end)  # once per episode: the cheap way
         episodes_list = run.episodes
+        if evaluator is not None:
+            evaluator.start(rec, run)
 
-        with _StopOnInterrupt(on_interrupt) as stop:
+        with _StopOnInterrupt(on_interrupt) as stop, reporting_to(run):
 
             def callback(episode_return, length, *args, **kwargs):
                 result = EpisodeResult(float(episode_return), int(length))
@@ -200,6 +208,8 @@ def train(
                     )
                 if on_episode is not None:
                     on_episode(run, result)
+                if evaluator is not None and evaluator.after_episode(result.length):
+                    return False  # the reward threshold is reached
                 return not stop.requested
 
             status, error = "finished", None
@@ -214,7 +224,9 @@ def train(
                 raise
             finally:
                 stop.saving()
-                summary = _finish_training(rec, run, agent, hook, status, error)
+                if evaluator is not None:
+                    evaluator.close()
+                summary = _finish_training(rec, run, agent, hook, status, error, evaluator)
         if summary.get("checkpoint_error"):
             raise AgentOSError(f"the trained policy could not be saved: {summary['checkpoint_error']}")
         if summary["status"] == "failed":  # a tracker failed at the end (a full disk): the record says so
@@ -234,7 +246,7 @@ def _load_trainer_state(trainer, path: str) -> None:
         raise UsageError(f"cannot load trainer state {path}: {_one_line(exc)}") from None
 
 
-def _finish_training(rec, run, agent, hook, status: str, error: str | None) -> dict:
+def _finish_training(rec, run, agent, hook, status: str, error: str | None, evaluator=None) -> dict:
     """Save the policy, tell the trackers, and end the record (whatever happened during training)."""
     checkpoint = checkpoint_error = None
     if rec is not None:
@@ -251,6 +263,8 @@ def _finish_training(rec, run, agent, hook, status: str, error: str | None) -> d
         summary["steps_taken"] = taken
     if rec is not None and rec.meta.get("parent"):
         summary["parent"] = rec.meta["parent"]
+    if evaluator is not None:
+        summary["evaluation"] = evaluator.summary()
     if error:
         summary["error"] = error
     if checkpoint_error:

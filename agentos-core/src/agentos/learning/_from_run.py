@@ -4,6 +4,7 @@ A run folder may come from someone else, so it is data: its agent.ini is read wi
 agent's folder (its ``source =`` names go through the host's allowlist), every component it names
 must be in its ``lock.json``, the installed components must match the lock (unless ``force``), and
 the files it names (checkpoint, trainer state) must be plain names of files inside the run folder.
+``RUN@best`` names the run's best evaluated checkpoint (``best.<suffix>``) instead of its last one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,16 @@ from __future__ import annotations
 from .._safe_text import printable
 from ..errors import UsageError
 from ._records import run_file
+
+#: ``RUN@best``: the run's best evaluated checkpoint (``[train] eval_every_*``), not its last one.
+BEST_SUFFIX = "@best"
+
+
+def checkpoint_choice(ref: str) -> tuple[str, str]:
+    """``(run reference, run.json key of the checkpoint)``: ``best_checkpoint`` for ``RUN@best``."""
+    if isinstance(ref, str) and ref.endswith(BEST_SUFFIX) and len(ref) > len(BEST_SUFFIX):
+        return ref[: -len(BEST_SUFFIX)], "best_checkpoint"
+    return ref, "checkpoint"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -27,6 +38,7 @@ def open_run(path: str, from_run: str, *, force: bool, command: str = "run"):
     from ._run_sources import fetch_run_folder, remove_with
 
     here = AgentConfig.load(path)
+    from_run, key = checkpoint_choice(from_run)
     fetched = fetch_run_folder(from_run)  # "mlflow:<id>": a plugin's run source, into a temporary folder
     try:
         source_run = find_record(runs_dir(here), fetched or from_run)
@@ -38,11 +50,11 @@ def open_run(path: str, from_run: str, *, force: bool, command: str = "run"):
         raise
     if fetched is not None:
         remove_with(source_run, fetched)
-    context, checkpoint = checked_run_context(here, source_run, force=force, command=command)
+    context, checkpoint = checked_run_context(here, source_run, force=force, command=command, key=key)
     return source_run, use(context), checkpoint
 
 
-def checked_run_context(here, source_run, *, force: bool, command: str = "run"):
+def checked_run_context(here, source_run, *, force: bool, command: str = "run", key: str = "checkpoint"):
     """``(context, checkpoint path)`` of a recorded run of the agent whose config is ``here``, after
     the trust checks of :func:`open_run` (the context is not made the active one: the arena holds
     several)."""
@@ -72,7 +84,10 @@ def checked_run_context(here, source_run, *, force: bool, command: str = "run"):
             f"run {source_run.id} was made with other components: {'; '.join(differences)} "
             f"(reinstall them, or pass --force to {command} anyway)"
         )
-    checkpoint = run_file(source_run, "checkpoint")
+    checkpoint = run_file(source_run, key)
+    if checkpoint is None and key == "best_checkpoint":
+        raise UsageError(f"run {source_run.id} has no best checkpoint (it kept one only with [train] "
+                         "eval_every_steps or eval_every_episodes and keep_best = true)")
     if checkpoint is None:
         raise UsageError(f"run {source_run.id} has no checkpoint (its policy saved no state)")
     return context, checkpoint

@@ -15,13 +15,13 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
     path = agent_ini_path(agent_ini, "agentos runs PATH")
     rows = []
     for rec in list_records(runs_dir(AgentConfig.load(path))):
-        summary = rec.meta.get("summary") or {}
+        summary = rec.meta.get("summary") or _so_far(rec)
         comps = rec.meta.get("components", {})
         rows.append(
             {
                 "id": rec.id,
                 "mode": rec.meta.get("mode"),
-                "status": rec.meta.get("status"),
+                "status": run_status(rec),
                 "started": (rec.meta.get("started") or "")[:19] or None,  # to the second (stored finer)
                 "episodes": summary.get("episodes"),
                 "steps": summary.get("steps"),
@@ -35,6 +35,37 @@ def list_runs(agent_ini: str | None = None) -> list[dict]:
             }
         )
     return rows
+
+
+def run_status(rec) -> str | None:
+    """run.json's status, except ``unfinished`` for a run still marked ``running`` whose process (on this
+    machine) is gone: it was killed, or its machine stopped, before it could end its record."""
+    meta = rec.meta
+    if meta.get("status") != "running":
+        return meta.get("status")
+    from ._records import host_id
+
+    pid, host = meta.get("pid"), meta.get("host")
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid < 2**31 or host != host_id():
+        return "running"  # another machine's, or an older record: as recorded
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return "unfinished"
+    except OSError:
+        pass
+    return "running"
+
+
+def _so_far(rec) -> dict:
+    """Episodes and steps of a run that has no summary yet (running, or killed), from its returns.csv rows."""
+    from ..trackers import read_returns
+
+    try:
+        frames, _ = read_returns(rec.directory)
+    except (OSError, ValueError):
+        return {}
+    return {"episodes": len(frames), "steps": frames[-1] if frames else 0}
 
 
 def _last100(rec) -> float | None:
@@ -61,6 +92,7 @@ def show_run(ref: str, agent_ini: str | None = None) -> dict:
         directory = runs_dir(AgentConfig.load(agent_ini_path(agent_ini, "agentos runs show PATH")))
     rec = find_record(directory, ref)
     info = dict(rec.meta)
+    info["status"] = run_status(rec)
     if rec.meta.get("parent"):
         from ._from_run import ancestry
 

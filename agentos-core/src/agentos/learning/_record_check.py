@@ -15,7 +15,8 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 32
 
 _TEXT_FIELDS = ("id", "mode", "status", "started", "finished", "agent_dir", "agent_ini", "checkpoint",
-                "trainer_state", "parent", "error", "checkpoint_sha256", "trainer_state_sha256")
+                "trainer_state", "parent", "error", "checkpoint_sha256", "trainer_state_sha256", "best_checkpoint",
+                "best_checkpoint_sha256", "host")
 _SUMMARY_NUMBERS = ("episodes", "steps", "steps_taken", "mean_return", "last100_mean", "min_return", "max_return",
                     "steps_per_second", "seconds")
 
@@ -77,9 +78,10 @@ def check_record(meta) -> None:
     for key in _TEXT_FIELDS:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise MalformedRecord(f"{key!r} must be a string, not {type(meta[key]).__name__}")
-    seed = meta.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise MalformedRecord("'seed' must be an integer")
+    for key in ("seed", "pid"):
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise MalformedRecord(f"{key!r} must be an integer")
     for key in ("request", "summary", "components"):
         if meta.get(key) is not None and not isinstance(meta[key], dict):
             raise MalformedRecord(f"{key!r} must be an object, not {type(meta[key]).__name__}")
@@ -93,6 +95,31 @@ def check_record(meta) -> None:
     metrics = summary.get("metrics")
     if metrics is not None and not isinstance(metrics, dict):
         raise MalformedRecord("summary 'metrics' must be an object")
+    for where, evaluation in (("", meta.get("evaluation")), ("summary ", summary.get("evaluation"))):
+        if evaluation is not None:
+            _check_evaluation(evaluation, f"{where}'evaluation'")
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_evaluation(evaluation, label: str) -> None:
+    """The fields of an ``evaluation`` (``[train]`` evaluation during training) that are shown and used."""
+    if not isinstance(evaluation, dict):
+        raise MalformedRecord(f"{label} must be an object")
+    seeds = evaluation.get("seeds")
+    if not isinstance(seeds, list) or not seeds or not all(_whole(s) for s in seeds):
+        raise MalformedRecord(f"{label} 'seeds' must be a list of integers")
+    if not _whole(evaluation.get("evaluations", 0)) or not _number(evaluation.get("reward_threshold")):
+        raise MalformedRecord(f"{label} 'evaluations' must be an integer and 'reward_threshold' a number")
+    for key in ("best", "stopped"):
+        entry = evaluation.get(key)
+        if entry is None:
+            continue
+        if (not isinstance(entry, dict) or not _whole(entry.get("steps")) or not _number(entry.get("mean_return"))
+                or not isinstance(entry.get("checkpoint") or "", str)):
+            raise MalformedRecord(f"{label} {key!r} must have integer 'steps' and a number 'mean_return'")
 
 
 def warn_skipped(path: str, reason: str) -> None:

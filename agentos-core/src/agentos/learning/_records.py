@@ -56,6 +56,11 @@ def run_file(record, key: str) -> str | None:
     return record.path(name)
 
 
+def host_id() -> str:
+    """This machine, as run.json records it: a hash of its name (the name itself is not shared)."""
+    return hashlib.sha256(platform.node().encode("utf-8", "replace")).hexdigest()[:16]
+
+
 def new_run_id(mode: str) -> str:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     return f"{stamp}-{mode}-{secrets.token_hex(2)}"
@@ -118,6 +123,8 @@ class RunRecord:
                 "mode": mode,
                 "status": "running",
                 "started": _dt.datetime.now().isoformat(timespec="microseconds"),  # orders runs of one second
+                "pid": os.getpid(),  # with host: agentos runs tells a killed run ("unfinished") from a running one
+                "host": host_id(),
                 "finished": None,
                 "agent_dir": context.config.directory if context.config is not None else os.getcwd(),
                 "agent_ini": os.path.abspath(config_path),

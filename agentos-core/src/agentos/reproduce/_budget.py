@@ -76,6 +76,11 @@ def check_budget(record, config, unit: str, budget: int, recorded: list[tuple[fl
     ``n_envs``. Runs of agentos-trainer-sb3 before it stopped at the budget took whole rollouts
     (``n_envs * n_steps`` steps each), so their curve may exceed the budget by at most one rollout."""
     took = len(recorded) if unit == "episodes" else sum(length for _, length in recorded)
+    evaluation = record.meta.get("evaluation")
+    stopped = evaluation.get("stopped") if isinstance(evaluation, dict) else None
+    if isinstance(stopped, dict) and took < budget:  # [train] reward_threshold ended it before its budget
+        raise UsageError(f"run {record.id} stopped at its reward threshold after {took} of its {budget} {unit}: "
+                         "agentos reproduce retrains whole budgets only, so it is not reproduced")
     altered = (f"run {record.id}: request {unit} {budget} is not what its returns.csv took ({took} {unit}): "
                "the record was altered")
     if unit == "episodes":

@@ -34,6 +34,7 @@ def read_curve(path: str) -> list[tuple[float, int]]:
         data = handle.read(MAX_CURVE_BYTES + 1)
     if len(data) > MAX_CURVE_BYTES:
         raise CurveError(f"{path} is larger than {MAX_CURVE_BYTES // 2**20} MiB")
+    data = data[: data.rfind(b"\n") + 1] if not data.endswith(b"\n") else data  # a row cut by a killed run
     reader = csv.DictReader(io.StringIO(data.decode("utf-8", "replace")))
     if not reader.fieldnames or not {"return", "length"} <= set(reader.fieldnames):
         raise CurveError(f"{path} has no return and length columns")

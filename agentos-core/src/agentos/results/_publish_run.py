@@ -152,7 +152,9 @@ def publish_run(
     path = agent_ini_path(agent_ini, "agentos publish --run RUN")
     record, context, checkpoint = open_run(path, run, force=False, command="publish")
     try:
-        recorded = record.meta.get("checkpoint_sha256")
+        from ..learning._from_run import checkpoint_choice
+
+        recorded = record.meta.get(f"{checkpoint_choice(run)[1]}_sha256")  # RUN@best: the best checkpoint's
         convert = not checkpoint.endswith(".safetensors")
         if convert and not converts(context.host.load("policy", context.default_name("policy"))):
             policy_name = context.default_name("policy")

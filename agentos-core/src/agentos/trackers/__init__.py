@@ -2,6 +2,8 @@
 
 * :class:`CsvPlotTracker` writes ``returns.csv``, ``returns100.csv`` and ``returns.png`` into the run
   record (``run.extra["record"]``); it does nothing for runs without a record.
+* Both write the named scalars of :func:`agentos.plugin_api.report_metrics` (``metrics.csv``; TensorBoard
+  scalars).
 * :class:`TensorBoardTracker` writes episode returns and lengths as TensorBoard scalars into
   ``<record>/tensorboard/`` when the ``tensorboard`` package is installed (disable it with
   ``AGENTOS_DISABLE_PLUGINS=tensorboard``).
@@ -18,6 +20,7 @@ import time
 from collections import deque
 
 from ..plugins import hookimpl
+from ._scalars import METRICS_CSV
 
 RETURNS_CSV = "returns.csv"
 RETURNS100_CSV = "returns100.csv"
@@ -54,14 +57,20 @@ class RecordAttacher:
 
 
 class CsvPlotTracker:
-    """returns.csv (every episode), returns100.csv (every 100 episodes) and a PNG learning curve."""
+    """returns.csv (every episode), returns100.csv (every 100 episodes) and a PNG learning curve.
+
+    Each row reaches the file as its episode ends, in one ``write`` of the whole line to a file opened
+    for appending: a running run, one stopped by Ctrl-C and one killed outright (SIGKILL, a power cut
+    aside) all have every finished episode's row, and never a row cut in two by the writer's buffer.
+    ``frame`` is the run's cumulative step count at the end of the episode (the curve by timesteps).
+    """
 
     @hookimpl
     def agentos_run_start(self, run):
         record = run.extra.get("record")
         if record is None:
             return
-        f = open(record.path(RETURNS_CSV), "w", encoding="utf-8", buffering=1 << 16)
+        f = RowFile(record.path(RETURNS_CSV))
         metrics = run.extra.get("metrics")  # the environment's declared episode metrics, as extra columns
         names = metrics.names if metrics is not None else []
         agents = seat_ids(run.agent)  # a multi-agent run: one return column per agent
@@ -94,11 +103,23 @@ class CsvPlotTracker:
                 f100.write(f"{state['frame']},{mean!r},{std!r},{high!r},{low!r}\n")
 
     @hookimpl
+    def agentos_metrics(self, run, step, values):
+        state = run.extra.get("csv")
+        if state is None:
+            return
+        if state.get("metrics_file") is None:
+            state["metrics_file"] = RowFile(run.extra["record"].path(METRICS_CSV))
+            state["metrics_file"].write("step,name,value\n")
+        state["metrics_file"].write("".join(f"{step},{name},{value!r}\n" for name, value in values.items()))
+
+    @hookimpl
     def agentos_run_end(self, run, summary):
         state = run.extra.pop("csv", None)
         if state is None:
             return
         state["file"].close()
+        if state.get("metrics_file") is not None:
+            state["metrics_file"].close()
         record = run.extra["record"]
         if not os.path.exists(record.path(RETURNS100_CSV)):
             open(record.path(RETURNS100_CSV), "w").close()
@@ -111,6 +132,28 @@ class CsvPlotTracker:
             plot_returns(record.directory, title=_title(record), rates=rates)
         except Exception as exc:  # a missing matplotlib must not lose the run
             record.meta["plot_error"] = f"{type(exc).__name__}: {exc}"
+
+
+class RowFile:
+    """A CSV file whose every ``write`` (whole lines) goes to the disk at once, appended."""
+
+    def __init__(self, path: str):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        while data:  # a regular file takes it in one write; a short write goes on where it stopped
+            data = data[os.write(self.fd, data):]
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def complete_lines(text: str) -> str:
+    """``text`` without a last line that has no newline (a row a killed writer may have cut short)."""
+    return text if text.endswith("\n") else text[: text.rfind("\n") + 1]
 
 
 def seat_ids(agent) -> list:
@@ -142,6 +185,8 @@ def read_returns(directory: str) -> tuple[list[int], list[float]]:
     with open(os.path.join(directory, RETURNS_CSV), encoding="utf-8") as f:
         next(f, None)
         for line in f:
+            if not line.endswith("\n"):  # a row being written, or cut by a killed run
+                break
             cells = line.rstrip("\n").split(",")
             if len(cells) >= 3:
                 frames.append(int(cells[1]))
@@ -152,10 +197,11 @@ def read_returns(directory: str) -> tuple[list[int], list[float]]:
 def read_metric_columns(directory: str, names) -> dict[str, list[float]]:
     """Per-episode values of the episode-metric columns ``names`` of a run's returns.csv (NaN where empty)."""
     import csv
+    import io
 
     columns: dict[str, list[float]] = {name: [] for name in names}
     with open(os.path.join(directory, RETURNS_CSV), encoding="utf-8") as f:
-        for row in csv.DictReader(f):
+        for row in csv.DictReader(io.StringIO(complete_lines(f.read()))):
             for name, values in columns.items():
                 cell = row.get(name)
                 try:
@@ -226,7 +272,9 @@ def returns_figure(directory: str, *, title: str = "", rates=()):
 
 
 class TensorBoardTracker:
-    """Episode return and length as TensorBoard scalars, in ``<record>/tensorboard/``.
+    """Episode return and length as TensorBoard scalars, in ``<record>/tensorboard/``: by timesteps
+    (``returns/episode``, ``episode/length``: the step of a point is the run's step count) and by
+    episodes (``returns/by_episode``: the step is the episode number).
 
     Episodes are buffered and written every ``flush_seconds`` (and at the end of the run): building
     and queueing one event per episode as it ends costs more than many fast episodes themselves.
@@ -260,22 +308,28 @@ class TensorBoardTracker:
         if state is None:
             return
         state["frame"] += length
-        state["pending"].append((time.time(), state["frame"], episode_return, length))
+        wall = time.time()
+        pending = state["pending"]
+        pending.append((wall, state["frame"], (("returns/episode", episode_return), ("episode/length", length))))
+        pending.append((wall, len(run.episodes), (("returns/by_episode", episode_return),)))
         now = time.perf_counter()
         if now - state["flushed"] >= self.flush_seconds:
             self._flush(state)
             state["flushed"] = now
 
+    @hookimpl
+    def agentos_metrics(self, run, step, values):
+        state = run.extra.get("tensorboard")
+        if state is not None:
+            state["pending"].append((time.time(), step, tuple(values.items())))
+
     @staticmethod
     def _flush(state) -> None:
         event_pb2, summary_pb2, writer = state["event"], state["summary"], state["writer"]
         value = summary_pb2.Summary.Value
-        for wall, frame, episode_return, length in state["pending"]:
-            values = [
-                value(tag="returns/episode", simple_value=float(episode_return)),
-                value(tag="episode/length", simple_value=float(length)),
-            ]
-            writer.add_event(event_pb2.Event(wall_time=wall, step=frame, summary=summary_pb2.Summary(value=values)))
+        for wall, step, scalars in state["pending"]:
+            summary = summary_pb2.Summary(value=[value(tag=tag, simple_value=float(v)) for tag, v in scalars])
+            writer.add_event(event_pb2.Event(wall_time=wall, step=step, summary=summary))
         state["pending"].clear()
 
     @hookimpl

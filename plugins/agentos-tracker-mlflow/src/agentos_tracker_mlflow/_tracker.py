@@ -23,6 +23,8 @@ from ._sender import UNSENT_FILE, Sender, import_client
 BATCH_ENTRIES = 50_000
 BATCH_SECONDS = 5.0
 ARTIFACTS = ("lock.json", "agent.ini", "returns.csv", "returns.png")
+#: Files of the run folder logged when the run has them (evaluation during training, reported metrics).
+OPTIONAL_ARTIFACTS = ("evaluations.csv", "metrics.csv")
 STATUS = {"finished": "FINISHED", "interrupted": "KILLED", "pruned": "KILLED", "failed": "FAILED"}
 
 #: The trial running in this worker (set by the experiment hooks): its runs log into the trial's run.
@@ -39,7 +41,7 @@ class _RunState:
 
     def __init__(self, sender: Sender, prefix: str, artifact_path: str | None, own: bool):
         self.sender, self.prefix, self.artifact_path, self.own = sender, prefix, artifact_path, own
-        self.names = (f"{prefix}episode_return", f"{prefix}episode_length")
+        self.names = (f"{prefix}episode_return", f"{prefix}episode_length", f"{prefix}episode_return_by_step")
         self.buffer: list = []
         self.last100: deque = deque(maxlen=100)
         self.steps = 0
@@ -92,10 +94,11 @@ class MlflowTracker:
         state = run.extra.get("mlflow")
         if state is None:
             return
-        buffer, (return_name, length_name) = state.buffer, state.names  # (name, value, step), stamped per batch
+        buffer, (return_name, length_name, by_step) = state.buffer, state.names  # (name, value, step) per batch
         buffer.append((return_name, episode_return, episode))
         buffer.append((length_name, length, episode))
         state.steps += length
+        buffer.append((by_step, episode_return, state.steps))  # the curve by timesteps
         state.last100.append(episode_return)
         metrics = run.extra.get("metrics")  # the environment's own episode metrics (agentos.trackers)
         if metrics is not None:
@@ -110,6 +113,16 @@ class MlflowTracker:
             now = time.perf_counter()
             if now - state.flushed >= BATCH_SECONDS:
                 state.flush(now)
+
+    @hookimpl
+    def agentos_metrics(self, run, step, values):
+        """Named scalars of the run (SB3's losses, entropy, learning rate, fps; evaluation returns) at ``step``."""
+        state = run.extra.get("mlflow")
+        if state is None:
+            return
+        state.buffer.extend((f"{state.prefix}{name}", value, step) for name, value in values.items())
+        if len(state.buffer) >= BATCH_ENTRIES:
+            state.flush(time.perf_counter())
 
     @hookimpl(trylast=True)  # after the CSV tracker closed returns.csv and drew the curve
     def agentos_run_end(self, run, summary):
@@ -129,7 +142,9 @@ class MlflowTracker:
                     "tags": {f"agentos.{prefix}status": status}})
         record = run.extra.get("record")
         if record is not None:
-            names = (*ARTIFACTS, record.meta.get("checkpoint"), record.meta.get("trainer_state"))
+            present = tuple(n for n in (*OPTIONAL_ARTIFACTS, record.meta.get("best_checkpoint"))
+                            if isinstance(n, str) and n and os.path.isfile(record.path(os.path.basename(n))))
+            names = (*ARTIFACTS, *present, record.meta.get("checkpoint"), record.meta.get("trainer_state"))
             if state.artifact_path and sender.files:  # a trial's test run: its lock and agent.ini are the training's
                 names = tuple(n for n in names if n not in ("lock.json", "agent.ini"))
             for name in names:
@@ -165,12 +180,24 @@ def describe(seed, record, *, test: bool = False) -> dict:
             package = entry.get("package")
             params[kind] = f"{package}=={entry.get('version')}" if package else f"{name} (local)"
             params.update(_settings_of(record, kind, name))
+        params.update(_train_settings(record))
         request = record.meta.get("request") or {}
         for key in ("episodes", "steps"):
             if request.get(key) is not None:
                 params[f"{'test_' if test else ''}{key}"] = request[key]
     params["test_seed" if test else "seed"] = seed
     return {"params": params, "tags": tags}
+
+
+def _train_settings(record) -> dict:
+    """``train.<setting>`` for every setting of agent.ini's ``[train]`` (evaluation during training)."""
+    try:
+        from agentos.config import AgentConfig
+
+        config = AgentConfig.load(record.path("agent.ini"))
+    except Exception:
+        return {}
+    return {f"train.{key}": setting.value for key, setting in getattr(config, "train", {}).items()}
 
 
 def _settings_of(record, kind: str, name: str) -> dict:

@@ -18,6 +18,9 @@ means a schedule falling linearly from 0.001 to 0 over the ``--steps`` budget.
   object of ``norm_obs``, ``norm_reward``, ``clip_obs``, ``clip_reward`` (rl-zoo's ``normalize``; its discount
   is the algorithm's ``gamma`` when set, as in rl-zoo). The statistics are handed to the policy, which saves
   them with its network and normalizes what it sees when it acts; training on continues from them.
+
+SB3's training metrics (``train/loss``, ``train/entropy_loss``, ``train/learning_rate``, ``time/fps``,
+``rollout/ep_rew_mean``...) go to AgentOS's trackers as SB3 logs them (:mod:`._metrics`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from agentos_policy_sb3 import (
 
 from ._ars import heed_callbacks
 from ._masks import masked
+from ._metrics import reporting_logger
 
 __all__ = ["SB3Trainer", "linear_schedule"]
 
@@ -164,7 +168,7 @@ class SB3Trainer(Trainer):
             raise ValueError("give episodes or steps")
         seed = self.seed if seed is None else seed
         policy.adopt_algorithm(self.algorithm, self.network, self.policy_kwargs)
-        vec = self._normalized(self._vec_env(environment), policy)
+        vec = self._training_vec = self._normalized(self._vec_env(environment), policy)
         if self.model is None or policy.net is not self._model_net:
             cls = algorithm_class(self.algorithm)
             model = cls(
@@ -192,7 +196,7 @@ class SB3Trainer(Trainer):
         trainer = self
 
         class Episodes(BaseCallback):
-            count, stopped = 0, False
+            count, stopped, start = 0, False, 0
 
             def _on_training_start(self) -> None:
                 self.start = self.num_timesteps
@@ -218,14 +222,22 @@ class SB3Trainer(Trainer):
         self.steps_taken = 0
         if self.algorithm == "ARS":
             heed_callbacks(self.model)
+        episodes_callback = Episodes()
+        self.model.set_logger(reporting_logger(self.verbose, lambda: episodes_callback.start))
         try:
-            self.model.learn(total_timesteps=total, callback=Episodes(), reset_num_timesteps=reset)
+            self.model.learn(total_timesteps=total, callback=episodes_callback, reset_num_timesteps=reset)
             self.model.num_timesteps = self.model.__dict__.pop("_agentos_steps", self.model.num_timesteps)
         finally:
             self.model.policy.set_training_mode(False)
             if self.normalize is not None:
                 policy.adopt_normalization(Normalization.from_vec_normalize(vec))
         return self.model
+
+    def sync_policy(self, policy) -> None:
+        """Mid-training (before an evaluation): the policy gets the current ``VecNormalize`` statistics."""
+        vec = getattr(self, "_training_vec", None)
+        if self.normalize is not None and vec is not None:
+            policy.adopt_normalization(Normalization.from_vec_normalize(vec))
 
     def _normalized(self, vec, policy):
         """``vec`` in ``VecNormalize`` when ``normalize`` says so, continuing from the policy's statistics."""
