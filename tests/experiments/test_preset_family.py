@@ -90,3 +90,21 @@ def test_a_run_of_a_family_preset_is_evaluated_and_a_missing_component_only_when
     refused = agentos("evaluate", "--run", run.name, "--episodes", "1")
     assert refused.returncode != 0 and "environment nowhere (agentos-env-nowhere) is not installed" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_family_preset_counts_as_installed_and_reinstalling_the_default_says_nothing_odd(tmp_path):
+    import threading
+
+    from agentos.registry._install import _record, is_installed
+
+    assert is_installed("preset", "zoo_sac_pendulum_v1") and is_installed("preset", "ZOO-SAC-Pendulum-v1")
+    assert not is_installed("preset", "zoo_sac_nowhere_v9") and not is_installed("preset", "nothing_at_all")
+    ini = tmp_path / "agent.ini"
+    ini.write_text("[preset]\ndefault = zoo_sac_pendulum_v1\n\n[preset.zoo_sac_pendulum_v1]\npackage = agentos-preset-zoo\n")
+
+    class Art:
+        name, project, version, sha256 = "agentos-preset-zoo", "agentos-preset-zoo", "1.1.0", "0" * 64
+
+    result = _record(str(ini), "preset", "zoo_sac_pendulum_v1", Art, {"filename": "x.whl", "url": "https://example.invalid/x.whl"}, True, {}, False,
+                     threading.Event(), lambda: "")
+    assert not any("not installed" in note for note in result["notes"]), result["notes"]

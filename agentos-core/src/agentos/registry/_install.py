@@ -288,9 +288,21 @@ def _needs_question(config, kind: str, comp_name: str) -> bool:
 
 
 def is_installed(kind: str, name: str) -> bool:
+    """Whether the component is installed (a preset also as one of an installed family's presets)."""
     from ..host import ComponentHost
 
-    return ComponentHost().find(kind, name) is not None
+    host = ComponentHost()
+    if host.find(kind, name) is not None:
+        return True
+    if kind != "preset" or family_of(name, host.names("preset")) is None:
+        return False
+    from ..core._presets import load_preset
+
+    try:
+        load_preset(name, host)
+    except AgentOSError:
+        return False
+    return True
 
 
 def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupted, undo, package=None,
@@ -304,8 +316,9 @@ def _record(path, kind, comp_name, art, entry, default, pins, changed, interrupt
         current = config.default(kind)
         notes = []
         local = config.component(kind, current) if current else None
-        dangling = current is not None and not (local and local.source) and not is_installed(kind, current)
-        if current is None or normalize(current) == normalize(comp_name) or dangling:
+        same = current is not None and normalize(current) == normalize(comp_name)
+        dangling = current is not None and not same and not (local and local.source) and not is_installed(kind, current)
+        if current is None or same or dangling:
             make_default = True if default is None else default
             if dangling and make_default:
                 notes.append(f"{comp_name} replaces {current} as the default {kind} ({current} is not installed)")
