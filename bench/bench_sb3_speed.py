@@ -17,8 +17,13 @@ run record written at the end, its returns.png among it; sb3: environments, mode
 sb3: the model's construction and ``learn``). Pairs whose task needs a package that is
 missing (Box2D, ale-py) are reported as skipped with the reason.
 
-    python bench/bench_sb3_speed.py [--pairs zoo_ppo_cartpole_v1:20000 zoo_sac_pendulum_v1:2000] [--repeats 3]
-                                    [--json FILE]
+    python bench/bench_sb3_speed.py [--pairs zoo_ppo_cartpole_v1:100000 zoo_dqn_atari:10000:learning_starts=1000 ...]
+                                    [--repeats 3] [--json FILE]
+
+The Atari pair is a short run of rl-zoo's DQN on PongNoFrameskip-v4 with learning from step 1,000 (rl-zoo's
+100,000 would leave a short run without a single update); AgentOS's Atari settings are Gymnasium's
+``AtariPreprocessing`` and frame stack, SB3's are its ``AtariWrapper`` and ``VecFrameStack``: the same
+preprocessing, two implementations.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ import sys
 import tempfile
 import time
 
-PAIRS = ["zoo_ppo_cartpole_v1:20000", "zoo_sac_pendulum_v1:2000", "zoo_dqn_pong_v5:5000"]
+#: PRESET:STEPS[:KEY=VALUE,...] (trainer settings overriding the preset's, in both modes)
+PAIRS = ["zoo_ppo_cartpole_v1:100000", "zoo_sac_pendulum_v1:5000", "zoo_dqn_atari:10000:learning_starts=1000"]
 
-AGENT_INI = "[agentos]\nruns = {runs}\n\n[environment]\ndefault = {environment}\n\n[preset]\ndefault = {preset}\n\n[preset.{preset}]\npackage = agentos-preset-zoo\n"
+AGENT_INI = ("[agentos]\nruns = {runs}\n\n[environment]\ndefault = {environment}\n\n[preset]\ndefault = {preset}\n\n"
+             "[preset.{preset}]\npackage = agentos-preset-zoo\n{overrides}")
 
 CHILD = r"""
 import json, os, sys, time
@@ -43,9 +50,10 @@ import torch
 torch.set_num_threads(1)
 mode, preset, steps, folder = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, os.path.dirname(sys.argv[5]))
+overrides = json.loads(sys.argv[6])
 import bench_sb3_speed as bench
 started = time.perf_counter()
-loop = (bench.train_agentos if mode == "agentos" else bench.train_sb3)(preset, steps, folder)
+loop = (bench.train_agentos if mode == "agentos" else bench.train_sb3)(preset, steps, folder, overrides)
 print(json.dumps({"seconds": time.perf_counter() - started, "loop": loop}))
 """
 
@@ -60,7 +68,7 @@ def preset_settings(preset: str) -> tuple[str, dict, dict]:
     return environment.pop("id"), trainer, environment
 
 
-def train_agentos(preset: str, steps: int, folder: str) -> float:
+def train_agentos(preset: str, steps: int, folder: str, overrides: dict) -> float:
     """Trains; returns the run's own seconds (its summary's: the model made and trained, from the run's start)."""
     from agentos import api
     from agentos.experiments import load_preset
@@ -68,7 +76,8 @@ def train_agentos(preset: str, steps: int, folder: str) -> float:
     path = os.path.join(folder, "agent.ini")
     with open(path, "w") as handle:
         handle.write(AGENT_INI.format(runs=os.path.join(folder, "runs"), preset=preset,
-                                      environment=load_preset(preset).environment))
+                                      environment=load_preset(preset).environment,
+                                      overrides="".join(f"trainer.{k} = {v}\n" for k, v in overrides.items())))
     return api.train(path, steps=steps, seed=0)["seconds"]
 
 
@@ -89,7 +98,7 @@ def _number(value):
     return value
 
 
-def train_sb3(preset: str, steps: int, folder: str) -> float:
+def train_sb3(preset: str, steps: int, folder: str, overrides: dict) -> float:
     """Trains; returns the seconds of the model made and trained (as the run's own seconds count)."""
     import numpy as np
     from stable_baselines3.common.env_util import make_atari_env, make_vec_env
@@ -97,6 +106,7 @@ def train_sb3(preset: str, steps: int, folder: str) -> float:
     from stable_baselines3.common.vec_env import VecFrameStack, VecNormalize
 
     task, settings, env_settings = preset_settings(preset)
+    settings.update(overrides)
     algorithm = settings.pop("algorithm")
     network = settings.pop("network", "MlpPolicy")
     n_envs = int(settings.pop("n_envs", 1))
@@ -105,7 +115,11 @@ def train_sb3(preset: str, steps: int, folder: str) -> float:
     kwargs = {key: _schedule(_number(value)) for key, value in settings.items()}
     if "policy_kwargs" in kwargs:
         kwargs["policy_kwargs"] = json.loads(kwargs["policy_kwargs"])
-    if task.startswith("ALE/"):
+    if env_settings.get("atari_wrappers") or task.startswith("ALE/"):  # SB3's AtariWrapper, rl-zoo's frame stack
+        import ale_py
+        import gymnasium
+
+        gymnasium.register_envs(ale_py)
         env = make_atari_env(task, n_envs=n_envs, seed=0)
         env = VecFrameStack(env, int(frame_stack or 4))
     else:
@@ -137,19 +151,24 @@ def train_sb3(preset: str, steps: int, folder: str) -> float:
 def _missing(preset: str) -> str | None:
     """Why the pair cannot run here (its preset or its task's package is missing), else None."""
     try:
-        task, _, _ = preset_settings(preset)
+        task, _, env_settings = preset_settings(preset)
         import gymnasium
 
+        if env_settings.get("atari_wrappers") or task.startswith("ALE/"):
+            import ale_py
+
+            gymnasium.register_envs(ale_py)
         gymnasium.make(task).close()
     except Exception as exc:  # noqa: BLE001 - reported, not raised: the other pairs still run
         return f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
     return None
 
 
-def _child(mode: str, preset: str, steps: int) -> dict:
+def _child(mode: str, preset: str, steps: int, overrides: dict) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
-        done = subprocess.run([sys.executable, "-c", CHILD, mode, preset, str(steps), folder, __file__],
+        done = subprocess.run([sys.executable, "-c", CHILD, mode, preset, str(steps), folder, __file__,
+                               json.dumps(overrides)],
                               capture_output=True, text=True, env=env)
         if done.returncode != 0:
             raise SystemExit(f"{mode} {preset} failed: {done.stderr.strip()[-2000:]}")
@@ -166,21 +185,22 @@ def main() -> None:
            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "threads": 1,
            "pairs": []}
     for pair in args.pairs:
-        preset, _, steps = pair.partition(":")
+        preset, steps, *rest = pair.split(":")
         steps = int(steps)
+        overrides = dict(item.split("=", 1) for item in rest[0].split(",")) if rest and rest[0] else {}
         reason = _missing(preset)
         if reason:
-            out["pairs"].append({"preset": preset, "steps": steps, "skipped": reason})
+            out["pairs"].append({"preset": preset, "steps": steps, "overrides": overrides, "skipped": reason})
             print(json.dumps(out["pairs"][-1]), flush=True)
             continue
         rates = {"agentos": [], "sb3": []}
         loops = {"agentos": [], "sb3": []}
         for _ in range(args.repeats):
             for mode in rates:
-                timed = _child(mode, preset, steps)
+                timed = _child(mode, preset, steps, overrides)
                 rates[mode].append(steps / timed["seconds"])
                 loops[mode].append(steps / timed["loop"])
-        entry = {"preset": preset, "steps": steps}
+        entry = {"preset": preset, "steps": steps, "overrides": overrides}
         for label, figures in (("whole_call", rates), ("training", loops)):
             median = {mode: statistics.median(values) for mode, values in figures.items()}
             entry[label] = {

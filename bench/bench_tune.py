@@ -10,11 +10,15 @@ become the same ranges of gamma and gae_lambda, sampled uniformly); the network'
 - ``pruned``: the median pruner, 4 reports per seed while it trains (``[tune] reports = 4``);
 - ``unpruned``: ``pruner = none``.
 
-Reported: each tune's wall time and best trial, and the ratio of the wall times. Then the best settings of
+Reported: each tune's wall time and best trial, and the ratio of the wall times. TPE learns from the scores,
+so the two tunes sample different trials after the first ones (and slow settings, small batches with many
+epochs, cost several times fast ones); ``--sampler random`` makes both tunes sample the same trials, which
+isolates what pruning saves. Then the best settings of
 each tune and the preset as it is are trained again on ``--check-seeds`` new seeds (100, 101, ...) for the
 same steps, and their test returns compared: IQM over seeds with its 95% interval (``agentos.stats``).
 
-    python bench/bench_tune.py DIR [--trials 30] [--steps 20000] [--seeds 2] [--check-seeds 5] [--json FILE]
+    python bench/bench_tune.py DIR [--trials 30] [--steps 20000] [--seeds 2] [--check-seeds 5] [--sampler tpe|random] [--no-check]
+                                [--json FILE]
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ trainer.n_epochs = [choice, 1, 5, 10, 20]
 
 [tune]
 trials = {trials}
-sampler = tpe
+sampler = {sampler}
 pruner = {pruner}
 reports = {reports}
 parallel = {parallel}
@@ -64,7 +68,7 @@ def run_tune(directory: str, name: str, pruner: str, args) -> dict:
     path = os.path.join(directory, f"{name}.ini")
     with open(path, "w") as handle:
         handle.write(TUNE_INI.format(name=name, preset=PRESET, seeds=args.seeds, steps=args.steps,
-                                     test_episodes=args.test_episodes, trials=args.trials, pruner=pruner,
+                                     test_episodes=args.test_episodes, trials=args.trials, pruner=pruner, sampler=args.sampler,
                                      reports=4 if pruner != "none" else 0, parallel=args.workers))
     started = time.perf_counter()
     study = tune(path, workers=args.workers, quiet=True)
@@ -105,6 +109,9 @@ def main() -> None:
     parser.add_argument("--test-episodes", type=int, default=10)
     parser.add_argument("--check-seeds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
+                        help="random: both tunes sample the same trials (the sampler does not learn from the scores)")
+    parser.add_argument("--no-check", action="store_true", help="skip the checks on new seeds")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     directory = os.path.abspath(args.directory)
@@ -117,8 +124,9 @@ def main() -> None:
     out["pruned"] = run_tune(directory, "pruned", "median", args)
     out["unpruned"] = run_tune(directory, "unpruned", "none", args)
     out["wall_time_ratio"] = round(out["unpruned"]["seconds"] / out["pruned"]["seconds"], 2)
-    out["check"] = {"preset": check(directory, "preset", {}, args)}
-    for name in ("pruned", "unpruned"):
+    out["sampler"] = args.sampler
+    out["check"] = {} if args.no_check else {"preset": check(directory, "preset", {}, args)}
+    for name in () if args.no_check else ("pruned", "unpruned"):
         if out[name]["best"]:
             out["check"][name] = check(directory, name, out[name]["best"]["params"], args)
     text = json.dumps(out, indent=2)

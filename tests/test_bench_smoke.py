@@ -56,7 +56,8 @@ SMOKE: dict[str, list[str]] = {
     "bench_results_runs.py": ["runs", "--only", "sarsa", "--sarsa-episodes", "5", "--json", "{out}",
                               "--gif", "replay.gif"],
     # a few steps of each mode: the smoke checks the script, not the figures (fixed costs dominate)
-    "bench_sb3_speed.py": ["--pairs", "zoo_ppo_cartpole_v1:512", "--repeats", "1", "--json", "{out}"],
+    "bench_sb3_speed.py": ["--pairs", "zoo_ppo_cartpole_v1:512", "zoo_dqn_atari:64:learning_starts=32,buffer_size=500",
+                           "--repeats", "1", "--json", "{out}"],
     # two trials of a tune (pruned, then unpruned) and their checks, one seed of 256 steps each
     "bench_tune.py": ["tune", "--trials", "2", "--steps", "256", "--seeds", "1", "--test-episodes", "1",
                       "--check-seeds", "1", "--workers", "1", "--json", "{out}"],
