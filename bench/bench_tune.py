@@ -5,7 +5,8 @@ trial trains ``--seeds`` seeds for ``--steps`` steps and tests ``--test-episodes
 space is rl-zoo's ``sample_ppo_params`` (``rl_zoo3/hyperparams_opt.py``) in the experiment file's terms:
 its powers of two as choices, ``1 - gamma`` and ``1 - gae_lambda`` as the values they give (log ranges
 become the same ranges of gamma and gae_lambda, sampled uniformly); the network's size and activation and
-``max_grad_norm`` stay at the preset's (a preset's settings are the ones it names). Two tunes of ``--trials`` trials with the same sampler seed, two at a time:
+``max_grad_norm`` stay at the preset's (a preset's settings are the ones it names). Two tunes of
+``--trials`` trials with the same sampler seed, two at a time:
 
 - ``pruned``: the median pruner, 4 reports per seed while it trains (``[tune] reports = 4``);
 - ``unpruned``: ``pruner = none``.
@@ -17,7 +18,8 @@ isolates what pruning saves. Then the best settings of
 each tune and the preset as it is are trained again on ``--check-seeds`` new seeds (100, 101, ...) for the
 same steps, and their test returns compared: IQM over seeds with its 95% interval (``agentos.stats``).
 
-    python bench/bench_tune.py DIR [--trials 30] [--steps 20000] [--seeds 2] [--check-seeds 5] [--sampler tpe|random] [--no-check]
+    python bench/bench_tune.py DIR [--trials 30] [--steps 20000] [--seeds 2] [--check-seeds 5]
+                               [--sampler tpe|random] [--no-check]
                                 [--json FILE]
 """
 
@@ -68,7 +70,8 @@ def run_tune(directory: str, name: str, pruner: str, args) -> dict:
     path = os.path.join(directory, f"{name}.ini")
     with open(path, "w") as handle:
         handle.write(TUNE_INI.format(name=name, preset=PRESET, seeds=args.seeds, steps=args.steps,
-                                     test_episodes=args.test_episodes, trials=args.trials, pruner=pruner, sampler=args.sampler,
+                                     test_episodes=args.test_episodes, trials=args.trials, pruner=pruner,
+                                     sampler=args.sampler,
                                      reports=4 if pruner != "none" else 0, parallel=args.workers))
     started = time.perf_counter()
     study = tune(path, workers=args.workers, quiet=True)

@@ -2,7 +2,8 @@
 
 For each target (an ``agentos-preset-zoo`` preset and the zoo's budget in steps), in a folder of its own
 under ``DIR``: ``agentos init --no-install``, ``agentos install preset PRESET --default`` (the zoo's
-settings and the task become the agent's), ``agentos train agent.ini STEPS --steps --seed SEED --quiet`` (``--seed``, default 0)
+settings and the task become the agent's), ``agentos train agent.ini STEPS --steps --seed SEED --quiet``
+(``--seed``, default 0)
 (its wall time and steps/s), then ``agentos evaluate`` of the trained run on ``--episodes`` episodes seeded
 1000, 1001, ... (deterministic actions, as rl-zoo's benchmark plays): mean, std and IQM, beside rl-zoo's
 published score for the pair (``benchmark.md`` of DLR-RM/rl-baselines3-zoo, mean and std over its
@@ -75,7 +76,8 @@ def train_and_evaluate(agentos: str, directory: str, name: str, scale: float, ep
     returns = json.loads(_run(evaluate, folder).stdout)["returns"]
     mean, std = statistics.fmean(returns), statistics.pstdev(returns)
     return {
-        "name": name, "preset": preset, "seed": seed, "steps": steps, "zoo_budget": budget, "folder": folder, "run": run,
+        "name": name, "preset": preset, "seed": seed, "steps": steps, "zoo_budget": budget, "folder": folder,
+        "run": run,
         "train_command": " ".join(["agentos", *train[1:]]), "train_seconds": round(seconds, 1),
         "steps_per_second": round(steps / seconds, 1),
         "evaluate_command": " ".join(["agentos", *evaluate[1:]]), "episodes": len(returns),
@@ -88,7 +90,8 @@ def train_and_evaluate(agentos: str, directory: str, name: str, scale: float, ep
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory")
-    parser.add_argument("--only", nargs="+", choices=sorted(TARGETS), default=[t for t in TARGETS if t != "mountaincar_ppo"])
+    parser.add_argument("--only", nargs="+", choices=sorted(TARGETS), 
+                        default=[t for t in TARGETS if t != "mountaincar_ppo"])
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="the training seed")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every budget (smoke: 0.002)")
@@ -100,7 +103,8 @@ def main() -> None:
            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "threads": os.environ.get("OMP_NUM_THREADS", "agentos default (1)"), "targets": []}
     for name in args.only:
-        result = train_and_evaluate(args.agentos, os.path.abspath(args.directory), name, args.scale, args.episodes, args.seed)
+        result = train_and_evaluate(args.agentos, os.path.abspath(args.directory), name, args.scale, args.episodes,
+                                    args.seed)
         out["targets"].append(result)
         print(json.dumps(result), flush=True)
         if args.json:

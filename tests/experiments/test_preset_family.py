@@ -100,11 +100,13 @@ def test_a_family_preset_counts_as_installed_and_reinstalling_the_default_says_n
     assert is_installed("preset", "zoo_sac_pendulum_v1") and is_installed("preset", "ZOO-SAC-Pendulum-v1")
     assert not is_installed("preset", "zoo_sac_nowhere_v9") and not is_installed("preset", "nothing_at_all")
     ini = tmp_path / "agent.ini"
-    ini.write_text("[preset]\ndefault = zoo_sac_pendulum_v1\n\n[preset.zoo_sac_pendulum_v1]\npackage = agentos-preset-zoo\n")
+    ini.write_text("[preset]\ndefault = zoo_sac_pendulum_v1\n\n"
+                   "[preset.zoo_sac_pendulum_v1]\npackage = agentos-preset-zoo\n")
 
     class Art:
         name, project, version, sha256 = "agentos-preset-zoo", "agentos-preset-zoo", "1.1.0", "0" * 64
 
-    result = _record(str(ini), "preset", "zoo_sac_pendulum_v1", Art, {"filename": "x.whl", "url": "https://example.invalid/x.whl"}, True, {}, False,
+    entry = {"filename": "x.whl", "url": "https://example.invalid/x.whl"}
+    result = _record(str(ini), "preset", "zoo_sac_pendulum_v1", Art, entry, True, {}, False,
                      threading.Event(), lambda: "")
     assert not any("not installed" in note for note in result["notes"]), result["notes"]
