@@ -111,3 +111,23 @@ def test_the_index_cartpole_ppo_record_is_checked_as_taken(tmp_path):
     with pytest.raises(UsageError, match="request steps 50000 is not what its returns.csv took"):
         _package_stage(tmp_path / "short", lambda meta: meta["request"].update(steps=50_000))
     shutil.rmtree(tmp_path)
+
+
+def test_a_presets_rounded_up_steps_are_not_called_altered(tmp_path):
+    """A zoo preset's n_envs is not in agent.ini (its package is not imported to read it): 300 steps of 8
+    environments took 304, which is the budget rounded up, not an altered record; a stated n_envs still binds."""
+    from types import SimpleNamespace
+
+    from agentos.config import AgentConfig
+    from agentos.errors import UsageError
+    from agentos.reproduce._budget import check_budget
+
+    record = SimpleNamespace(id="r", meta={"summary": {"steps_taken": 304}})
+    recorded = [(20.0, 50)] * 5
+    preset = tmp_path / "preset.ini"
+    preset.write_text("[environment]\ndefault = gymnasium\n\n[preset]\ndefault = zoo_ppo_cartpole_v1\n")
+    check_budget(record, AgentConfig.load(str(preset)), "steps", 300, recorded)
+    stated = tmp_path / "stated.ini"
+    stated.write_text("[environment]\ndefault = gymnasium\n\n[trainer]\ndefault = sb3\n\n[trainer.sb3]\nn_envs = 1\n")
+    with pytest.raises(UsageError, match=r"summary says it took \(304 steps\)"):
+        check_budget(record, AgentConfig.load(str(stated)), "steps", 300, recorded)

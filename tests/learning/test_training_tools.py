@@ -197,6 +197,40 @@ def test_publish_run_at_best_ships_the_best_checkpoint_and_refuses_a_changed_one
     (run / "best.safetensors").write_bytes((run / "checkpoint.safetensors").read_bytes() + b" ")
     with pytest.raises(UsageError, match="changed after training"):
         publish_run(f"{run.name}@best", "corridor_changed", **common)
+    meta = json.loads((run / "run.json").read_text())  # the hash deleted with it: the two came in one release
+    del meta["best_checkpoint_sha256"]
+    (run / "run.json").write_text(json.dumps(meta))
+    with pytest.raises(UsageError, match="best checkpoint without its sha256"):
+        publish_run(f"{run.name}@best", "corridor_unhashed", **common)
+
+
+def test_a_run_file_that_is_a_link_or_a_fifo_is_not_read_and_a_long_row_ends_the_reading(tmp_path):
+    """A run folder may come from someone else: returns.csv linked to /dev/zero or to a file elsewhere, or a
+    FIFO, is refused at once (no unbounded read, no hang); `agentos runs` still lists the run."""
+    import os
+
+    from agentos.reproduce._compare import CurveError, read_curve
+    from agentos.trackers import read_returns
+
+    outside = tmp_path / "secret.csv"
+    outside.write_text("episode,frame,return,length,seconds\n1,5,4242.0,5,0.1\n")
+    for name, make in (("linked", lambda p: p.symlink_to(outside)), ("zero", lambda p: p.symlink_to("/dev/zero")),
+                       ("fifo", lambda p: os.mkfifo(p))):
+        folder = tmp_path / name
+        folder.mkdir()
+        make(folder / "returns.csv")
+        with pytest.raises(ValueError, match="link|regular file"):
+            read_returns(str(folder))
+        with pytest.raises(CurveError):
+            read_curve(str(folder / "returns.csv"))
+    long_row = tmp_path / "long"
+    long_row.mkdir()
+    (long_row / "returns.csv").write_text("episode,frame,return,length,seconds\n1,5,1.5,5,0.1\n"
+                                          + "2,9," + "9" * 200_000 + ",4,0.1\n3,12,2.0,3,0.1\n")
+    assert read_returns(str(long_row)) == ([5], [1.5])  # the rows before the over-long one
+    (long_row / "returns.csv").write_text("episode,frame,return,length,seconds\n1,5," + "1" * 200_000 + ",5,0.1\n")
+    with pytest.raises(CurveError, match="line 2"):  # over csv's field limit: the file and line, one line
+        read_curve(str(long_row / "returns.csv"))
 
 
 def test_report_metrics_passes_checked_names_and_finite_numbers_and_is_silent_outside_a_run():

@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from agentos.registry._gymnasium_ids import FAMILIES, family
 
 from .test_install import one_line_error
+
+ZOO = Path(__file__).resolve().parents[2] / "plugins" / "agentos-preset-zoo"
 
 #: where each family's environments live in Gymnasium's (and ale-py's) registry
 ENTRY_POINTS = {"classic control": "gymnasium.envs.classic_control", "toy text": "gymnasium.envs.toy_text",
@@ -94,3 +98,24 @@ def test_a_zoo_preset_of_a_task_family_gets_the_zoos_extra_and_keeps_the_agents(
     assert _family_extras("policy", "zoo_ppo_lunarlander_v3", None, [], art, config) == []
     (tmp_path / "requirements.txt").write_text("agentos-preset-zoo[mujoco] @ file:///x.whl#sha256=00\n")
     assert _family_extras("preset", "zoo_dqn_atari", None, [], art, config) == ["atari", "mujoco"]
+
+
+def test_each_zoo_preset_pulls_its_task_familys_extra():
+    """``agentos install preset zoo_ppo_lunarlander_v3`` adds the zoo's ``box2d`` extra (read from the
+    preset's name, before anything is installed): every preset's name gives its family's extra, declared here."""
+    import json
+    import tomllib
+
+    from agentos.registry._gymnasium_ids import preset_extra
+
+    pyproject = tomllib.loads((ZOO / "pyproject.toml").read_text())
+    declared = pyproject["project"]["optional-dependencies"]
+    extras = {"classic_control": None, "box2d": "box2d", "mujoco": "mujoco", "atari": "atari"}
+    data = json.loads((ZOO / "src" / "agentos_preset_zoo" / "zoo.json").read_text())
+    for name, preset in data["presets"].items():
+        expected = extras[preset["zoo"]["family"]]
+        assert preset_extra(name) == expected == family(preset["environments"]["gymnasium"]["environment"]["id"])[1]
+        if expected:
+            assert declared[expected] == [f"agentos-env-gymnasium[{expected}]>=1.3"]
+    assert preset_extra("zoo_dqn_pongnoframeskip_v4") == "atari" and preset_extra("ppo_zoo") is None
+    assert preset_extra("zoo_sac_invertedpendulum_v5") == "mujoco" and preset_extra("zoo_sac_pendulum_v1") is None

@@ -173,22 +173,3 @@ def test_a_pair_with_an_env_wrapper_or_a_bad_schedule_is_refused_with_its_reason
         importer.translate("ppo", "CartPole-v1", {**good, "learning_rate": "exp_0.1"})
     with pytest.raises(importer.Refused, match="policy_kwargs"):
         importer.translate("ppo", "CartPole-v1", {**good, "policy_kwargs": "dict(net_arch=[64], evil=True)"})
-
-
-def test_each_preset_pulls_its_task_familys_extra(data):
-    """``agentos install preset zoo_ppo_lunarlander_v3`` adds the zoo's ``box2d`` extra (read from the
-    preset's name, before anything is installed): every preset's name gives its family's extra, declared here."""
-    import tomllib
-
-    from agentos.registry._gymnasium_ids import family, preset_extra
-
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
-    declared = pyproject["project"]["optional-dependencies"]
-    extras = {"classic_control": None, "box2d": "box2d", "mujoco": "mujoco", "atari": "atari"}
-    for name, preset in data["presets"].items():
-        expected = extras[preset["zoo"]["family"]]
-        assert preset_extra(name) == expected == family(preset["environments"]["gymnasium"]["environment"]["id"])[1]
-        if expected:
-            assert declared[expected] == [f"agentos-env-gymnasium[{expected}]>=1.3"]
-    assert preset_extra("zoo_dqn_pongnoframeskip_v4") == "atari" and preset_extra("ppo_zoo") is None
-    assert preset_extra("zoo_sac_invertedpendulum_v5") == "mujoco" and preset_extra("zoo_sac_pendulum_v1") is None

@@ -17,7 +17,7 @@ def add_commands(sub) -> None:
     _cluster_arguments(r)
     r.add_argument("--quiet", "-q", action="store_true", help="print only the table")
     r.set_defaults(handler=_run)
-    for name, text in (("show", "the table of an experiment: mean ± std, IQM and its 95% interval over seeds"),
+    for name, text in (("show", "the table of an experiment: mean ± std, IQM and its 95%% interval over seeds"),
                        ("plot", "learning curves, the IQM per agent and performance profiles (PNG)")):
         s = es.add_parser(name, help=text)
         s.add_argument("experiment", help="an experiment folder, or the name under ./experiments/")

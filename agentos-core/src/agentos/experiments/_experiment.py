@@ -6,7 +6,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from ._folder import folder_fd, remove_links, write_file
@@ -24,13 +24,7 @@ def _load_done(folder: str, trial: Trial) -> dict | None:
 
 
 def _worker_died(exc: BaseException) -> bool:
-    """Whether a trial's future failed because its worker went away, not because of the trial.
-
-    A cancelled future counts: only the cluster cancels one while it is awaited (Dask may cancel a
-    task whose worker's job was ended, e.g. by ``scancel``); the loop never awaits what it cancels.
-    """
-    return isinstance(exc, (BrokenProcessPool, CancelledError)) or type(exc).__name__ in (
-        "KilledWorker", "CommClosedError", "FutureCancelledError")
+    return isinstance(exc, BrokenProcessPool) or type(exc).__name__ in ("KilledWorker", "CommClosedError")
 
 
 def run_experiment(

@@ -59,24 +59,28 @@ def run_status(rec) -> str | None:
 
 def _so_far(rec) -> dict:
     """Episodes and steps of a run that has no summary yet (running, or killed), from its returns.csv rows."""
-    from ..trackers import read_returns
+    from ..trackers import iter_returns
 
+    episodes = steps = 0
     try:
-        frames, _ = read_returns(rec.directory)
+        for frame, _ in iter_returns(rec.directory):
+            episodes, steps = episodes + 1, frame
     except (OSError, ValueError):
         return {}
-    return {"episodes": len(frames), "steps": frames[-1] if frames else 0}
+    return {"episodes": episodes, "steps": steps}
 
 
 def _last100(rec) -> float | None:
     """Mean return of the run's last 100 episodes (:func:`agentos.core._runner.last100_mean`)."""
+    from collections import deque
+
     from ..core._runner import last100_mean
-    from ..trackers import read_returns
+    from ..trackers import iter_returns
 
     value = (rec.meta.get("summary") or {}).get("last100_mean")
     if value is None:  # records made before the summary kept it
         try:
-            value = last100_mean(read_returns(rec.directory)[1])
+            value = last100_mean(list(deque((r for _, r in iter_returns(rec.directory)), maxlen=100)))
         except (OSError, ValueError):
             return None
     return None if value != value else float(value)

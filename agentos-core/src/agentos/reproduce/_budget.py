@@ -87,7 +87,10 @@ def check_budget(record, config, unit: str, budget: int, recorded: list[tuple[fl
         if budget != took:
             raise UsageError(altered)
         return
-    envs = min(_trainer_setting(config, "n_envs", 1), MAX_ENVS)
+    # a preset's trainer settings are not in agent.ini (and its package is not imported here): its n_envs
+    # is unknown, so the bound is the most there may be
+    unknown = config.default("preset") and _trainer_setting(config, "n_envs", None) is None
+    envs = MAX_ENVS if unknown else min(_trainer_setting(config, "n_envs", 1), MAX_ENVS)
     tail = envs * max(length for _, length in recorded)
     rollout = envs * _trainer_setting(config, "n_steps", SB3_ROLLOUT)
     taken = (record.meta.get("summary") or {}).get("steps_taken")

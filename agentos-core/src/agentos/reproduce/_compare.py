@@ -36,10 +36,21 @@ def read_curve(path: str) -> list[tuple[float, int]]:
         raise CurveError(f"{path} is larger than {MAX_CURVE_BYTES // 2**20} MiB")
     data = data[: data.rfind(b"\n") + 1] if not data.endswith(b"\n") else data  # a row cut by a killed run
     reader = csv.DictReader(io.StringIO(data.decode("utf-8", "replace")))
-    if not reader.fieldnames or not {"return", "length"} <= set(reader.fieldnames):
+    try:
+        fields = reader.fieldnames
+    except csv.Error as exc:
+        raise CurveError(f"{path} line 1: {exc}") from None
+    if not fields or not {"return", "length"} <= set(fields):
         raise CurveError(f"{path} has no return and length columns")
     curve = []
-    for number, row in enumerate(reader, start=2):
+    rows = enumerate(reader, start=2)
+    while True:
+        try:
+            number, row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # a field over csv's limit, a NUL...
+            raise CurveError(f"{path} line {len(curve) + 2}: {exc}") from None
         try:
             value, length = float(row["return"]), int(row["length"])
         except (TypeError, ValueError):

@@ -165,6 +165,8 @@ def publish_run(
         if recorded is not None and recorded != file_sha256(checkpoint):
             raise UsageError(f"run {record.id}: its checkpoint was changed after training (its sha256 differs from "
                              "the one run.json recorded); refused")
+        if recorded is None and checkpoint_choice(run)[1] == "best_checkpoint":  # they came in one release
+            raise UsageError(f"run {record.id}: its run.json names a best checkpoint without its sha256; refused")
         if recorded is None:
             echo(f"note: run {record.id} recorded no checkpoint hash (an older agentos); "
                  "its weights are checked as data only")

@@ -179,18 +179,46 @@ def _title(record) -> str:
     return f"{record.meta.get('mode', 'run')} {record.id}: " + " / ".join(parts)
 
 
+#: The longest row of returns.csv that is read (its episode metrics included); a longer one ends the reading.
+MAX_ROW_CHARS = 64 * 1024
+
+
+def open_run_file(path: str):
+    """A run folder's file for reading as text: a regular file itself, never a link, a FIFO or a device
+    (a run folder may come from someone else); ``ValueError`` otherwise."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise ValueError(f"{path} is a link, not a file") from None
+        raise exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path} is not a regular file")
+    return open(fd, encoding="utf-8", errors="replace")
+
+
+def iter_returns(directory: str):
+    """``(frame, return)`` of each whole row of a run's returns.csv, streamed (memory stays small)."""
+    with open_run_file(os.path.join(directory, RETURNS_CSV)) as f:
+        f.readline(MAX_ROW_CHARS)
+        while True:
+            line = f.readline(MAX_ROW_CHARS)
+            if not line.endswith("\n"):  # the end, a row being written or cut by a killed run, or too long
+                return
+            cells = line.rstrip("\n").split(",")
+            if len(cells) >= 3:
+                yield int(cells[1]), float(cells[2])
+
+
 def read_returns(directory: str) -> tuple[list[int], list[float]]:
     """(frames, returns) from a run's returns.csv."""
     frames, returns = [], []
-    with open(os.path.join(directory, RETURNS_CSV), encoding="utf-8") as f:
-        next(f, None)
-        for line in f:
-            if not line.endswith("\n"):  # a row being written, or cut by a killed run
-                break
-            cells = line.rstrip("\n").split(",")
-            if len(cells) >= 3:
-                frames.append(int(cells[1]))
-                returns.append(float(cells[2]))
+    for frame, value in iter_returns(directory):
+        frames.append(frame)
+        returns.append(value)
     return frames, returns
 
 
@@ -200,7 +228,7 @@ def read_metric_columns(directory: str, names) -> dict[str, list[float]]:
     import io
 
     columns: dict[str, list[float]] = {name: [] for name in names}
-    with open(os.path.join(directory, RETURNS_CSV), encoding="utf-8") as f:
+    with open_run_file(os.path.join(directory, RETURNS_CSV)) as f:
         for row in csv.DictReader(io.StringIO(complete_lines(f.read()))):
             for name, values in columns.items():
                 cell = row.get(name)
