@@ -28,9 +28,13 @@ class CurveError(ValueError):
 
 def read_curve(path: str) -> list[tuple[float, int]]:
     """``(return, length)`` per episode from a run's returns.csv, read bounded and checked."""
-    if os.path.islink(path) or not os.path.isfile(path):
-        raise CurveError(f"{path} is not a file")
-    with open(path, "rb") as handle:
+    from ..trackers import open_run_file
+
+    try:
+        handle = open_run_file(path, binary=True)
+    except (OSError, ValueError):
+        raise CurveError(f"{path} is not a file") from None
+    with handle:
         data = handle.read(MAX_CURVE_BYTES + 1)
     if len(data) > MAX_CURVE_BYTES:
         raise CurveError(f"{path} is larger than {MAX_CURVE_BYTES // 2**20} MiB")

@@ -183,9 +183,9 @@ def _title(record) -> str:
 MAX_ROW_CHARS = 64 * 1024
 
 
-def open_run_file(path: str):
-    """A run folder's file for reading as text: a regular file itself, never a link, a FIFO or a device
-    (a run folder may come from someone else); ``ValueError`` otherwise."""
+def open_run_file(path: str, *, binary: bool = False):
+    """A run folder's file for reading (as text, or bytes with ``binary``): a regular file itself, never a
+    link, a FIFO or a device (a run folder may come from someone else); ``ValueError`` otherwise."""
     import stat
 
     try:
@@ -197,7 +197,7 @@ def open_run_file(path: str):
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise ValueError(f"{path} is not a regular file")
-    return open(fd, encoding="utf-8", errors="replace")
+    return open(fd, "rb") if binary else open(fd, encoding="utf-8", errors="replace")
 
 
 def iter_returns(directory: str):
