@@ -300,3 +300,21 @@ def test_trials_are_pruned_while_they_train_from_their_intermediate_returns(tmp_
         record = json.loads(Path(records[0]).read_text())
         assert record["status"] == "pruned" and record["test"] is None
         assert 0 < record["train"]["episodes"] < 40  # the partial training, kept honestly
+
+
+def test_a_schema_made_by_another_driver_at_the_same_moment_is_retried_not_reported(postgres):
+    """PostgreSQL's real answer when a second driver creates the tables a first has just made."""
+    import sqlalchemy
+    from agentos.tuning._study import _made_at_once
+    from optuna.storages._rdb import models
+
+    engine = sqlalchemy.create_engine(postgres)
+    models.BaseModel.metadata.create_all(engine)
+    with pytest.raises(sqlalchemy.exc.ProgrammingError) as raised:
+        models.BaseModel.metadata.create_all(engine, checkfirst=False)
+    assert "already exists" in str(raised.value) and _made_at_once(raised.value)
+    with pytest.raises(sqlalchemy.exc.ProgrammingError) as other:  # a real error of another kind is not a race
+        with engine.connect() as connection:
+            connection.execute(sqlalchemy.text("select * from no_such_table"))
+    assert not _made_at_once(other.value)
+    engine.dispose()

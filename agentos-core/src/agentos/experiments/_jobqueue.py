@@ -26,6 +26,20 @@ WORKER_ENVIRONMENT = ["export DASK_DISTRIBUTED__WORKER__DAEMON=False",
                       "export DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False"]
 
 
+def _joined_plugin(names: set):
+    """A scheduler plugin that records the name of every worker that joins into ``names``: a job cancelled
+    a second after its worker joined was missed by a poll every two seconds, and never replaced."""
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    class Joined(SchedulerPlugin):
+        def add_worker(self, scheduler, worker: str) -> None:
+            state = scheduler.workers.get(worker)
+            if state is not None:
+                names.add(state.name)
+
+    return Joined()
+
+
 def _cluster_class(system: str):
     from ..errors import UsageError
 
@@ -143,12 +157,21 @@ class JobQueueExecutor(DaskExecutor):
     def _start_tending(self) -> None:
         from tornado.ioloop import PeriodicCallback
 
+        scheduler = getattr(self.cluster, "scheduler", None)
+        if hasattr(scheduler, "add_plugin"):  # every worker that joins, however soon its job ends
+            self.cluster.loop.add_callback(scheduler.add_plugin, _joined_plugin(self._seen), name="agentos-joined")
         self._tender = PeriodicCallback(self._replace_lost_jobs, 2000)
         self.cluster.loop.add_callback(self._tender.start)
 
+    def _present(self) -> set:
+        scheduler = getattr(self.cluster, "scheduler", None)
+        if hasattr(scheduler, "workers"):  # the scheduler's own state (it runs in this process)
+            return {worker.name for worker in list(scheduler.workers.values())}
+        return {info.get("name") for info in self.cluster.scheduler_info.get("workers", {}).values()}
+
     def _replace_lost_jobs(self) -> None:
         """Submit again the jobs that ended (cancelled, out of time) while trials may still need them."""
-        present = {info.get("name") for info in self.cluster.scheduler_info.get("workers", {}).values()}
+        present = self._present()
         self._seen |= present  # a job's worker that joined and left is lost (a pending job never joined)
         lost = [name for name in self.cluster.worker_spec if name in self._seen and name not in present]
         if not lost or self._closing or self.replaced >= self.max_replaced:

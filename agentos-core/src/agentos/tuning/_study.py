@@ -68,7 +68,7 @@ def open_study(folder: str, storage: str | None = None, *, create: dict | None =
         try:
             return _open(optuna, record, storage_obj, create)
         except Exception as exc:
-            if type(exc).__name__ == "IntegrityError" and attempt < 4:  # two drivers made the tables at once
+            if _made_at_once(exc) and attempt < 4:  # two drivers made the tables at once: the next try finds them
                 time.sleep(0.5 * (attempt + 1))
                 continue
             if isinstance(exc, ImportError):
@@ -77,6 +77,17 @@ def open_study(folder: str, storage: str | None = None, *, create: dict | None =
             if type(exc).__module__.startswith("sqlalchemy"):  # cannot connect, no such database, bad password
                 raise UsageError(f"--storage: {str(exc).splitlines()[0]}") from None
             raise
+
+
+# PostgreSQL's answers when two drivers create one schema at once: unique_violation (a catalog row),
+# duplicate_table, duplicate_object (an enum type).
+_RACE_CODES = frozenset({"23505", "42P07", "42710"})
+
+
+def _made_at_once(exc: Exception) -> bool:
+    if type(exc).__name__ == "IntegrityError":
+        return True
+    return getattr(getattr(exc, "orig", None), "pgcode", None) in _RACE_CODES
 
 
 def _open(optuna, record: dict, storage_obj, create: dict | None):
