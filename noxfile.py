@@ -162,6 +162,7 @@ SPEED_BENCHES = [
     ["bench_multiagent_loop.py"],
     ["bench_2048.py"],
     ["bench_ntuple_speed.py"],
+    ["bench_ntuple_vs_cpp.py"],
     ["bench_ntuple_options.py"],
     ["bench_registry.py"],
     ["bench_server.py"],

@@ -28,6 +28,8 @@ SMOKE: dict[str, list[str]] = {
     "bench_startup.py": ["--runs", "1", "--json", "--no-targets"],
     "bench_multiagent_loop.py": ["--episodes", "10", "--rounds", "1", "--json"],
     "bench_corridor_sarsa.py": ["--seeds", "0", "--episodes", "5", "--json"],
+    "bench_ntuple_vs_cpp.py": ["--train-games", "20", "--boards", "20000", "--rounds", "1", "--blocks", "1",
+                               "--block-games", "20", "--seconds", "0.2", "--json", "{out}"],
     "bench_ntuple_speed.py": ["--rounds", "1", "--seconds", "0.1", "--num-envs", "64", "--json", "{out}"],
     "bench_ntuple_learning.py": ["--minutes", "0.01", "--test-games", "20", "--expectimax-minutes", "0.01",
                                  "--json", "{out}", "--plot", "curve.png"],

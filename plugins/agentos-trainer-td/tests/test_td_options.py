@@ -10,7 +10,7 @@ from agentos_policy_ntuple import NTuplePolicy
 from agentos_policy_ntuple.network import bounds_array, network, stage_of, staged_value, value, weight_indices
 from agentos_trainer_td import TDTrainer
 from agentos_trainer_td._episodes import learn
-from agentos_trainer_td._td import _add_coherent
+from agentos_trainer_td._td import _learn
 
 SMALL = "0 1 2 3; 4 5 6 7"
 
@@ -91,7 +91,8 @@ def test_coherence_rates_are_the_ratio_of_signed_to_absolute_errors():
     indices = np.empty(8, np.int64)
     expected = 0.0
     for error, rate in ((2.0, 1.0), (-1.0, 1.0), (0.5, 1 / 3)):  # rate = |E| / A before the update
-        _add_coherent(board, error, 0.1, net, signed, absolute, indices)
+        weight_indices(board, net, indices)
+        _learn(indices, error, 0.1, True, policy.weights, signed, absolute)
         expected += 0.1 * rate * error
         assert policy.weights[read] == pytest.approx(np.full(8, expected))
     assert signed[read] == pytest.approx(np.full(8, 1.5)) and absolute[read] == pytest.approx(np.full(8, 3.5))
@@ -306,14 +307,14 @@ def test_the_learner_values_boards_bit_for_bit_as_the_policy_does(tuples, stage_
     """The episode learner reads its rows in the order ``value_at`` reads the weights (grouped for the
     default tuples, one after another for others), so it plays the policy's own greedy moves."""
     from agentos_policy_ntuple.network import stage_base, value_at
-    from agentos_trainer_td._rows import learner_layout, pack, row_value
+    from agentos_trainer_td._rows import find_rows, found_value, learner_layout, pack
 
     policy = NTuplePolicy(tuples=tuples, stage_tiles=stage_tiles)
     rng = np.random.default_rng(0)
     policy.weights[:] = rng.normal(0, 1000, policy.weights.size).astype(np.float32)
     net, size, bounds = policy.network, policy.layout.size, bounds_array(policy.stage_bounds)
     sums = np.zeros(policy.weights.size, np.float32)
-    scratch = np.empty(8 * len(policy.tuples), np.uint64)
+    found = np.empty((4, 8 * len(policy.tuples) + 3), np.uint64)  # the greedy move's: rows, then 3 more
     layout = learner_layout(policy)
     assert (layout == 0) == (tuples is None)  # the default tuples' kernels never take the network
     for rows in (pack(policy.weights, np.zeros(1), np.zeros(1)), pack(policy.weights, sums, sums)):
@@ -321,7 +322,8 @@ def test_the_learner_values_boards_bit_for_bit_as_the_policy_does(tuples, stage_
         for _ in range(300):
             board = kernels.board_from_cells(rng.integers(0, 10, (4, 4)))
             base = stage_base(board, bounds, size)
-            assert row_value(board, rows, layout, base, scratch) == value_at(board, net, base)
+            find_rows(board, layout, base, found, 2)
+            assert found_value(rows, found, 2, layout) == value_at(board, net, base)
 
 
 @pytest.mark.parametrize("stage_tiles", ["", "256"])

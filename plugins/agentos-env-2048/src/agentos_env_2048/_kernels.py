@@ -43,14 +43,14 @@ def move_tables() -> np.ndarray:
     return tables
 
 
-@njit
+@njit(inline=True)
 def transpose(board):
     """Swap rows and columns."""
     board = (board & _T1) | ((board & _T2) << _S12) | ((board & _T3) >> _S12)
     return (board & _T4) | ((board & _T5) >> _S24) | ((board & _T6) << _S24)
 
 
-@njit
+@njit(inline=True)
 def mirror(board):
     """Reverse every row (left-right flip)."""
     return (
@@ -61,28 +61,31 @@ def mirror(board):
     )
 
 
-@njit
+@njit(inline=True)
 def move(board, action, tables):
     """Slide ``board`` by ``action`` (0 up, 1 right, 2 down, 3 left): (afterstate, points)."""
+    # rows of ``tables`` are read by two indices, never taken as views: a view counts its array's
+    # references with atomic instructions, four moves a turn
     if action == 0 or action == 2:
         lines = transpose(board)
-        moved = tables[2] if action == 0 else tables[3]
-        scores = tables[4] if action == 0 else tables[5]
+        moved = 2 if action == 0 else 3
+        scores = 4 if action == 0 else 5
         s1, s2, s3 = _S4, _S8, _S12
     else:
         lines = board
-        moved = tables[1] if action == 1 else tables[0]
-        scores = tables[5] if action == 1 else tables[4]
+        moved = 1 if action == 1 else 0
+        scores = 5 if action == 1 else 4
         s1, s2, s3 = _S16, _S32, _S48
     l0 = lines & _ROW
     l1 = (lines >> _S16) & _ROW
     l2 = (lines >> _S32) & _ROW
     l3 = lines >> _S48
-    after = moved[l0] | (moved[l1] << s1) | (moved[l2] << s2) | (moved[l3] << s3)
-    return after, scores[l0] + scores[l1] + scores[l2] + scores[l3]
+    after = (tables[moved, l0] | (tables[moved, l1] << s1) | (tables[moved, l2] << s2)
+             | (tables[moved, l3] << s3))
+    return after, tables[scores, l0] + tables[scores, l1] + tables[scores, l2] + tables[scores, l3]
 
 
-@njit
+@njit(inline=True)
 def empty_cells(board):
     """A mask with bit 0 set in every empty nibble."""
     occupied = board | (board >> _S1)
@@ -90,7 +93,7 @@ def empty_cells(board):
     return ~occupied & _LOW_BITS
 
 
-@njit
+@njit(inline=True)
 def count_bits(mask):
     """Number of set bits."""
     count = 0
@@ -100,7 +103,7 @@ def count_bits(mask):
     return count
 
 
-@njit
+@njit(inline=True)
 def has_legal_move(board):
     """Whether any move changes the board."""
     if empty_cells(board):
@@ -110,7 +113,7 @@ def has_legal_move(board):
     return bool(horizontal | vertical)
 
 
-@njit
+@njit(inline=True)
 def max_exponent(board):
     """The largest exponent on the board."""
     best = _ZERO
@@ -120,7 +123,7 @@ def max_exponent(board):
     return best
 
 
-@njit
+@njit(inline=True)
 def next_random(state, slot):
     """Advance xorshift64 in ``state[slot]`` and return the new value."""
     x = state[slot]
@@ -131,7 +134,7 @@ def next_random(state, slot):
     return x
 
 
-@njit
+@njit(inline=True)
 def spawn(board, state, slot):
     """Put a 2 (p=0.9) or a 4 into a uniformly chosen empty cell of ``board``."""
     empty = empty_cells(board)
@@ -170,7 +173,7 @@ def env_step(board, action, cell_draw, tile_draw, tables, rows, observations, sl
     return board, points, legal, not has_legal_move(board), max_exponent(board)
 
 
-@njit
+@njit(inline=True)
 def new_board(state, slot):
     """A starting board: two spawned tiles."""
     return spawn(spawn(_ZERO, state, slot), state, slot)
@@ -212,7 +215,7 @@ def row_tables() -> np.ndarray:
     return tables
 
 
-@njit
+@njit(inline=True)
 def unpack(board, out, row, rows):
     """Write ``board``'s rows as exponent bytes into ``out[row]``, an (N, 4) uint32 view of (N, 4, 4) uint8."""
     out[row, 0] = np.uint32(rows[0, board & _ROW])
@@ -221,7 +224,7 @@ def unpack(board, out, row, rows):
     out[row, 3] = np.uint32(rows[0, board >> _S48])
 
 
-@njit
+@njit(inline=True)
 def max_tile(board, rows):
     """The largest tile value on ``board`` (e.g. 2048)."""
     top = max(max(rows[1, board & _ROW], rows[1, (board >> _S16) & _ROW]),

@@ -33,7 +33,10 @@ observation row; :func:`random_games` → the number of moves of one uniformly r
 Plain Python (not compiled): :func:`seed_states`, :func:`board_from_cells`, :func:`cells_from_board`,
 :func:`move_tables`, :func:`row_tables`, :func:`get_tables` (the per-row tables as Python lists, for
 plain-Python code) and :func:`njit` (numba's compiler with an on-disk cache, or the function itself
-when ``AGENTOS_2048_PURE=1``: every kernel then runs as plain Python with identical results).
+when ``AGENTOS_2048_PURE=1``: every kernel then runs as plain Python with identical results;
+``@njit(inline=True)``, added in 1.5, inlines a kernel into its compiled callers, as the small kernels
+above are: a call that passes arrays between compiled functions counts their references with atomic
+instructions, which keep the memory reads of one call from overlapping the next).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def new_generation(table: Table) -> None:
     table.generation[0] += 1
 
 
-@njit
+@njit(inline=True)
 def downgrade(board, threshold):
     """``board`` with the tiles above its highest missing exponent halved, once its largest tile
     has exponent ``threshold`` or more (0: never); the board itself when nothing is missing."""
@@ -116,7 +116,7 @@ def _expect(after, depth, net, size, bounds, tables, table):
     return result
 
 
-@njit
+@njit(inline=True)
 def search_action(board, depth, net, size, bounds, tables, table, threshold):
     """The move maximising points plus the searched afterstate value; -1 when none is legal."""
     searched = downgrade(board, threshold)
@@ -125,7 +125,10 @@ def search_action(board, depth, net, size, bounds, tables, table, threshold):
         after, points = move(searched, action, tables)
         if after == searched:
             continue
-        v = points + _expect(after, depth, net, size, bounds, tables, table)
+        if depth <= 1:  # greedy: valued here (a call that passes the network's arrays counts them atomically)
+            v = points + staged_value(after, net, size, bounds)
+        else:
+            v = points + _expect(after, depth, net, size, bounds, tables, table)
         if v > best_value:
             best, best_value = action, v
     return best

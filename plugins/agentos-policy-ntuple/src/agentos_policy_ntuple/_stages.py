@@ -34,26 +34,26 @@ def parse_stage_tiles(text) -> tuple[int, ...]:
     return tuple(exponents)
 
 
-@njit
+@njit(inline=True)
 def stage_of(board, bounds):
     """How many of ``bounds`` (tile exponents) the largest tile of ``board`` reaches."""
     if bounds.shape[0] == 0:
         return 0
     top = max_exponent(board)
     stage = 0
-    for bound in bounds:
-        if top >= bound:
+    for k in range(bounds.shape[0]):  # (by index: iterating an array counts its references, atomically)
+        if top >= bounds[k]:
             stage += 1
     return stage
 
 
-@njit
+@njit(inline=True)
 def stage_base(board, bounds, size):
     """Where the weights of ``board``'s stage start: ``stage_of(board, bounds) * size``."""
     return stage_of(board, bounds) * size
 
 
-@njit
+@njit(inline=True)
 def stage_network(net, size, stage):
     """The network of one stage: the same layout over that stage's slice of the weights (a new array
     view per call: hot loops use :func:`stage_base` and the ``_at`` kernels, which make none)."""
@@ -61,13 +61,13 @@ def stage_network(net, size, stage):
     return (default, weights[stage * size : (stage + 1) * size], segments, counts, offsets)
 
 
-@njit
+@njit(inline=True)
 def staged_value(board, net, size, bounds):
     """The value of ``board`` under the weights of its own stage."""
     return value_at(board, net, stage_of(board, bounds) * size)
 
 
-@njit
+@njit(inline=True)
 def staged_add(board, delta, net, size, bounds):
     """Add ``delta`` to the weights ``board`` reads in its own stage."""
     add_at(board, delta, net, stage_of(board, bounds) * size)

@@ -16,16 +16,17 @@ The network
     in place. A board's value sums, over the 8 symmetries of the square and all tuples, the weight
     at the index of the transformed board.
 
-Kernels compiled by ``numba.njit(cache=True)`` (callable from your own ``njit`` functions and from
-plain Python): :func:`value` → float, the value of a board (an afterstate); :func:`add` adds a
-delta to every weight a board reads; :func:`weight_indices` fills ``out`` (length ``8 * tuples``)
-with those weights' indices; :func:`best_action` → the move maximising points plus the searched
-afterstate value (``depth`` move layers: 1 is greedy, more is expectimax over the spawned tile; the
-search of the policy's ``search_depth`` with a table of one slot, since 1.2.2), -1 when no move is
-legal; :func:`default_indices` (added in 1.2.3) → the four weight indices of :data:`DEFAULT_TUPLES`
-in one symmetry of a board (offsets included), written out; :func:`value_at` and :func:`add_at`
-(added in 1.2) read and update with every index shifted by ``base`` (a stage's weights, without
-making a slice); :func:`best_actions` → that move for each of N boards (0 when none is legal);
+Kernels compiled by ``numba.njit(cache=True)`` (callable from your own ``njit`` functions and from plain
+Python): :func:`value` → float, the value of a board (an afterstate); :func:`add` adds a delta to every
+weight a board reads; :func:`weight_indices` fills ``out`` (length ``8 * tuples``) with those weights'
+indices (:func:`weight_indices_row`, added in 1.3, fills row ``row`` of a 2-D ``out``: no view of it is
+made, see :func:`agentos_env_2048.kernels.njit`); :func:`best_action` → the move maximising points plus
+the searched afterstate value (``depth`` move layers: 1 is greedy, more is expectimax over the spawned
+tile; the search of the policy's ``search_depth`` with a table of one slot, since 1.2.2), -1 when no
+move is legal; :func:`default_indices` (added in 1.2.3) → the four weight indices of
+:data:`DEFAULT_TUPLES` in one symmetry of a board (offsets included), written out; :func:`value_at` and
+:func:`add_at` (added in 1.2) read and update with every index shifted by ``base`` (a stage's weights,
+without making a slice); :func:`best_actions` → that move for each of N boards (0 when none is legal);
 :func:`play_games` plays one greedy game per rng slot, fills ``scores`` and ``max_exponents`` and
 returns the number of moves made.
 Search with a transposition table (public since 1.2.4)
@@ -57,6 +58,7 @@ from agentos_policy_ntuple._network import (
     value,
     value_at,
     weight_indices,
+    weight_indices_row,
 )
 from agentos_policy_ntuple._search import (
     Table,
@@ -104,4 +106,5 @@ __all__ = [
     "value",
     "value_at",
     "weight_indices",
+    "weight_indices_row",
 ]

@@ -31,14 +31,14 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import stage_base
 
 from agentos_trainer_td._jit import njit_nogil
-from agentos_trainer_td._rows import promoted_row, promoted_total, promoted_value, row_indices, row_value, rows_total
+from agentos_trainer_td._rows import find_rows, found_value, promoted_row, promoted_total, row_indices, rows_total
 from agentos_trainer_td._td import coherent_step
 
 _RESTART_ABOVE = 10
 PATH = 1 << 15  # afterstates kept per segment before the buffers grow
 
 
-@njit
+@njit(inline=True)
 def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indices, promote):
     """Learn one segment's afterstates ``path[:n]`` backwards (see the module); False when a TD error is
     not a finite number.  Each afterstate's indices serve its value, its update and its new value.
@@ -54,43 +54,55 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
         if not np.isfinite(error):
             return False
         if coherent:
-            for i in indices:
+            for k in range(indices.shape[0]):
+                i = indices[k]
                 if promoted and rows[i, 2] == 0.0:
                     rows[i, 0] = rows[promoted_row(rows, i, size, base), 0]
                 rows[i, 0], rows[i, 1], rows[i, 2] = coherent_step(
                     float(rows[i, 0]), float(rows[i, 1]), float(rows[i, 2]), step, error)
         else:
             delta = step * error
-            for i in indices:
+            for k in range(indices.shape[0]):
+                i = indices[k]
                 rows[i, 0] = float(rows[i, 0]) + delta
         exact = points[t] + lam * exact + (1.0 - lam) * rows_total(rows, indices)
     return True
 
 
-@njit
-def _greedy(board, rows, layout, size, bounds, tables, scratch, promote):
-    best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
+@njit(inline=True)
+def _greedy(board, rows, layout, size, bounds, tables, found, promote):
+    """The greedy move from ``board``: (action or -1, afterstate, points).  Every afterstate's rows are
+    found first, into ``found`` ((4, features + 3): the rows, then afterstate, points and stage base), and
+    read after, together: the four valuations' reads from memory overlap instead of waiting in turn."""
+    features = found.shape[1] - 3
     for action in range(4):
         after, points = move(board, action, tables)
+        found[action, features], found[action, features + 1] = after, points
+        if after != board:
+            base = stage_base(after, bounds, size)
+            found[action, features + 2] = base
+            find_rows(after, layout, base, found, action)
+    best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
+    for action in range(4):
+        after, points, base = found[action, features], found[action, features + 1], found[action, features + 2]
         if after == board:
             continue
-        base = stage_base(after, bounds, size)
         if promote and base > 0:
-            v = points + promoted_value(after, rows, layout, base, size, scratch)
+            v = points + promoted_total(rows, found[action, :features], size, base)
         else:
-            v = points + row_value(after, rows, layout, base, scratch)
+            v = points + found_value(rows, found, action, layout)
         if v > best_value:
             best, best_value, best_after, best_points = action, v, after, points
     return best, best_after, best_points
 
 
-@njit
+@njit(inline=True)
 def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size, bounds, tables, path, points,
                  indices, promote):
     """One game on rng ``slot``, learned segment by segment: (moves made with restarts, first segment's
     score, its largest exponent, its length, path, points); moves is -1 as soon as a TD error is not
     finite.  ``path``/``points`` are the caller's buffers, returned grown if a segment outran them."""
-    scratch = np.empty(indices.shape[0], dtype=np.uint64)
+    found = np.empty((4, indices.shape[0] + 3), dtype=np.uint64)
     board = new_board(states, slot)
     moves = 0
     first_score, first_top, first_length = 0, 0, 0
@@ -99,7 +111,7 @@ def play_episode(states, slot, step, lam, restarts, coherent, rows, layout, size
         n = 0
         score = 0
         while True:
-            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, scratch, promote)
+            best, after, gained = _greedy(board, rows, layout, size, bounds, tables, found, promote)
             if best < 0:
                 break
             if n == path.shape[0]:

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 from agentos_env_2048.kernels import mirror, njit, transpose
-from agentos_policy_ntuple.network import default_indices, weight_indices
+from agentos_policy_ntuple.network import default_indices, weight_indices, weight_indices_row
 
 
 def pack(weights: np.ndarray, signed: np.ndarray, absolute: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def learner_layout(policy):
     return 0 if policy.layout.default else policy.network
 
 
-@njit
+@njit(inline=True)
 def _default_indices(board, base, out):
     base = _U(base)
     symmetric = _U(board)
@@ -60,18 +60,7 @@ def _default_indices(board, base, out):
         symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 
-@njit
-def _default_value(board, rows, base, scratch):
-    _default_indices(board, base, scratch)
-    total = 0.0
-    for symmetry in range(8):  # four reads a symmetry, then the total: value_at's grouping
-        k = 4 * symmetry
-        total += (float(rows[scratch[k], 0]) + float(rows[scratch[k + 1], 0])
-                  + float(rows[scratch[k + 2], 0]) + float(rows[scratch[k + 3], 0]))
-    return total
-
-
-@njit
+@njit(inline=True)
 def _any_indices(board, net, base, out):
     weight_indices(board, net, out)
     if base:
@@ -79,19 +68,14 @@ def _any_indices(board, net, base, out):
             out[k] += _U(base)
 
 
-@njit
+@njit(inline=True)
 def rows_total(rows, indices):
     """The sum of the weights at ``indices``, one read after another (``value_at``'s order for any tuples)."""
     total = 0.0
-    for i in indices:
+    for k in range(indices.shape[0]):
+        i = indices[k]
         total += float(rows[i, 0])
     return total
-
-
-@njit
-def _any_value(board, rows, net, base, scratch):
-    _any_indices(board, net, base, scratch)
-    return rows_total(rows, scratch)
 
 
 def row_indices(board, layout, base, out):
@@ -102,15 +86,62 @@ def row_indices(board, layout, base, out):
         _any_indices(board, layout, base, out)
 
 
-def row_value(board, rows, layout, base, scratch):
-    """``board``'s value in the stage at ``base``, summed in the order ``value_at`` sums it."""
+@njit(inline=True)
+def _default_found(board, base, found, a):
+    base = _U(base)
+    symmetric = _U(board)
+    for symmetry in range(8):
+        i0, i1, i2, i3 = default_indices(symmetric)
+        found[a, 4 * symmetry], found[a, 4 * symmetry + 1] = base + i0, base + i1
+        found[a, 4 * symmetry + 2], found[a, 4 * symmetry + 3] = base + i2, base + i3
+        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
+
+
+@njit(inline=True)
+def _any_found(board, net, base, found, a):
+    weight_indices_row(board, net, found, a)
+    if base:
+        for k in range(found.shape[1] - 3):
+            found[a, k] += _U(base)
+
+
+def find_rows(board, layout, base, found, a):
+    """:func:`row_indices` into ``found[a, :features]`` (by two indices, no view: see
+    :func:`agentos_policy_ntuple.network.weight_indices_row`)."""
     if isinstance(layout, int | np.integer):
-        return _default_value(board, rows, base, scratch)
-    return _any_value(board, rows, layout, base, scratch)
+        _default_found(board, base, found, a)
+    else:
+        _any_found(board, layout, base, found, a)
+
+
+@njit(inline=True)
+def _grouped_total(rows, found, a):
+    total = 0.0
+    for symmetry in range(8):  # _default_value's grouping
+        k = 4 * symmetry
+        total += (float(rows[found[a, k], 0]) + float(rows[found[a, k + 1], 0])
+                  + float(rows[found[a, k + 2], 0]) + float(rows[found[a, k + 3], 0]))
+    return total
+
+
+@njit(inline=True)
+def _sequential_total(rows, found, a, features):
+    total = 0.0
+    for k in range(features):  # rows_total's order
+        total += float(rows[found[a, k], 0])
+    return total
+
+
+def found_value(rows, found, a, layout):
+    """The value of the board whose rows ``row_indices`` wrote into ``found[a, :features]`` (features:
+    ``found.shape[1] - 3``), summed as ``value_at`` sums it; read by two indices, never through a view."""
+    if isinstance(layout, int | np.integer):
+        return _grouped_total(rows, found, a)
+    return _sequential_total(rows, found, a, found.shape[1] - 3)
 
 
 def _typed() -> None:
-    """Inside compiled code the two functions above are chosen by the type of ``layout``."""
+    """Inside compiled code the functions above are chosen by the type of ``layout``."""
     if os.environ.get("AGENTOS_2048_PURE"):
         return
     from numba import types
@@ -122,11 +153,17 @@ def _typed() -> None:
             return lambda board, layout, base, out: _default_indices(board, base, out)
         return lambda board, layout, base, out: _any_indices(board, layout, base, out)
 
-    @overload(row_value)
-    def _row_value(board, rows, layout, base, scratch):
+    @overload(find_rows)
+    def _find_rows(board, layout, base, found, a):
         if isinstance(layout, types.Integer):
-            return lambda board, rows, layout, base, scratch: _default_value(board, rows, base, scratch)
-        return lambda board, rows, layout, base, scratch: _any_value(board, rows, layout, base, scratch)
+            return lambda board, layout, base, found, a: _default_found(board, base, found, a)
+        return lambda board, layout, base, found, a: _any_found(board, layout, base, found, a)
+
+    @overload(found_value)
+    def _found_value(rows, found, a, layout):
+        if isinstance(layout, types.Integer):
+            return lambda rows, found, a, layout: _grouped_total(rows, found, a)
+        return lambda rows, found, a, layout: _sequential_total(rows, found, a, found.shape[1] - 3)
 
 
 _typed()
@@ -137,7 +174,7 @@ _typed()
 # new stage goes on with what the stages below learned.  It is copied into its own row when first learned.
 
 
-@njit
+@njit(inline=True)
 def promoted_row(rows, i, size, base):
     """The row that row ``i`` (of the stage whose weights start at ``base``) reads: itself once learned
     (``A > 0``), else the same weight of the stage below, recursively."""
@@ -147,17 +184,18 @@ def promoted_row(rows, i, size, base):
     return i
 
 
-@njit
+@njit(inline=True)
 def promoted_total(rows, indices, size, base):
     """The sum of the weights at ``indices`` (rows of the stage at ``base``), each read through
     :func:`promoted_row`."""
     total = 0.0
-    for i in indices:
+    for k in range(indices.shape[0]):
+        i = indices[k]
         total += float(rows[promoted_row(rows, i, size, base), 0])
     return total
 
 
-@njit
+@njit(inline=True)
 def promoted_value(board, rows, layout, base, size, scratch):
     """``board``'s value in the stage at ``base``, each weight read through :func:`promoted_row`."""
     row_indices(board, layout, base, scratch)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
-from agentos_policy_ntuple.network import add, value, weight_indices
+from agentos_policy_ntuple.network import weight_indices_row
 
 from agentos_trainer_td._jit import njit_nogil
 
 
-@njit
+@njit(inline=True)
 def coherent_step(weight, signed, absolute, step, error):
     """TC's update of one weight (floats): it moves by ``step * |E|/A * error``, then its signed and
     absolute error sums E and A take ``error``; returns the new (weight, E, A).  The rate is at most 1:
@@ -25,33 +25,61 @@ def coherent_step(weight, signed, absolute, step, error):
     return weight + step * rate * error, signed + error, absolute + abs(error)
 
 
-@njit
-def _add_coherent(board, error, alpha, net, signed, absolute, indices):
-    """TC update of every weight ``board`` reads (:func:`coherent_step`), over separate arrays."""
-    weights = net[1]
-    weight_indices(board, net, indices)
-    for i in indices:  # float64 in numba and in plain Python alike
-        weights[i], signed[i], absolute[i] = coherent_step(
-            float(weights[i]), float(signed[i]), float(absolute[i]), alpha, error)
+@njit(inline=True)
+def _found_total(weights, found, a, default, features):
+    """The value of the afterstate whose weight indices are ``found[a, :features]``, summed as
+    :func:`~agentos_policy_ntuple.network.value` sums it (four reads a symmetry for the default tuples)."""
+    total = 0.0
+    if default:
+        for symmetry in range(8):
+            k = 4 * symmetry
+            total += (float(weights[found[a, k]]) + float(weights[found[a, k + 1]])
+                      + float(weights[found[a, k + 2]]) + float(weights[found[a, k + 3]]))
+    else:
+        for k in range(features):
+            total += float(weights[found[a, k]])
+    return total
 
 
-@njit
+@njit(inline=True)
+def _learn(indices, error, step, coherent, weights, signed, absolute):
+    """Move every weight at ``indices`` by ``step * error`` (TC: :func:`coherent_step`), one after another,
+    as :func:`~agentos_policy_ntuple.network.add` does."""
+    for k in range(indices.shape[0]):
+        i = indices[k]
+        if coherent:  # float64 in numba and in plain Python alike
+            weights[i], signed[i], absolute[i] = coherent_step(
+                float(weights[i]), float(signed[i]), float(absolute[i]), step, error)
+        else:
+            weights[i] = float(weights[i]) + step * error
+
+
+@njit(inline=True)
 def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, indices):
     """One game on rng ``slot``, learned online: (moves, score, largest exponent); moves -1 as soon as
-    a TD error is not a finite number."""
+    a TD error is not a finite number.  Each turn finds the four afterstates' weights first and reads
+    them after, together (their reads from memory overlap); the chosen one's indices, kept in
+    ``indices``, serve its update a turn later."""
+    default, weights = net[0], net[1]
+    features = indices.shape[0]
+    found = np.empty((4, features + 2), dtype=np.uint64)  # the indices, then afterstate and points
     board = new_board(states, slot)
     moves = 0
     score = 0
-    previous = np.uint64(0)
     previous_value = 0.0
     started = False
     while True:
-        best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
         for action in range(4):
             after, points = move(board, action, tables)
+            found[action, features], found[action, features + 1] = after, points
+            if after != board:
+                weight_indices_row(after, net, found, action)
+        best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
+        for action in range(4):
+            after, points = found[action, features], found[action, features + 1]
             if after == board:
                 continue
-            v = points + value(after, net)
+            v = points + _found_total(weights, found, action, default, features)
             if v > best_value:
                 best, best_value, best_after, best_points = action, v, after, points
         if best < 0:
@@ -60,22 +88,19 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
             error = best_value - previous_value
             if not np.isfinite(error):
                 return -1, score, 0
-            if coherent:
-                _add_coherent(previous, error, step, net, signed, absolute, indices)
-            else:
-                add(previous, step * error, net)
-        previous, previous_value, started = best_after, best_value - best_points, True
+            _learn(indices, error, step, coherent, weights, signed, absolute)
+        for k in range(features):
+            indices[k] = found[best, k]
+        previous_value, started = best_value - best_points, True
         score += best_points
         board = spawn(best_after, states, slot)
         moves += 1
     if started:
-        error = -value(previous, net)
+        found[0, :features] = indices
+        error = -_found_total(weights, found, 0, default, features)
         if not np.isfinite(error):
             return -1, score, 0
-        if coherent:
-            _add_coherent(previous, error, step, net, signed, absolute, indices)
-        else:
-            add(previous, step * error, net)
+        _learn(indices, error, step, coherent, weights, signed, absolute)
     return moves, score, max_exponent(board)
 
 
