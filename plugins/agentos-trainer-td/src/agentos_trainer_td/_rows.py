@@ -115,9 +115,10 @@ def find_rows(board, layout, base, found, a):
 
 
 @njit(inline=True)
-def _grouped_total(rows, found, a):
+def grouped_total(rows, found, a):
+    """The default tuples' value from the rows at ``found[a, :32]``, four reads a symmetry (``value_at``'s grouping)."""
     total = 0.0
-    for symmetry in range(8):  # _default_value's grouping
+    for symmetry in range(8):
         k = 4 * symmetry
         total += (float(rows[found[a, k], 0]) + float(rows[found[a, k + 1], 0])
                   + float(rows[found[a, k + 2], 0]) + float(rows[found[a, k + 3], 0]))
@@ -125,9 +126,10 @@ def _grouped_total(rows, found, a):
 
 
 @njit(inline=True)
-def _sequential_total(rows, found, a, features):
+def sequential_total(rows, found, a, features):
+    """Any tuples' value from the rows at ``found[a, :features]``, one read after another."""
     total = 0.0
-    for k in range(features):  # rows_total's order
+    for k in range(features):
         total += float(rows[found[a, k], 0])
     return total
 
@@ -136,8 +138,8 @@ def found_value(rows, found, a, layout):
     """The value of the board whose rows ``row_indices`` wrote into ``found[a, :features]`` (features:
     ``found.shape[1] - 3``), summed as ``value_at`` sums it; read by two indices, never through a view."""
     if isinstance(layout, int | np.integer):
-        return _grouped_total(rows, found, a)
-    return _sequential_total(rows, found, a, found.shape[1] - 3)
+        return grouped_total(rows, found, a)
+    return sequential_total(rows, found, a, found.shape[1] - 3)
 
 
 def _typed() -> None:
@@ -162,8 +164,8 @@ def _typed() -> None:
     @overload(found_value)
     def _found_value(rows, found, a, layout):
         if isinstance(layout, types.Integer):
-            return lambda rows, found, a, layout: _grouped_total(rows, found, a)
-        return lambda rows, found, a, layout: _sequential_total(rows, found, a, found.shape[1] - 3)
+            return lambda rows, found, a, layout: grouped_total(rows, found, a)
+        return lambda rows, found, a, layout: sequential_total(rows, found, a, found.shape[1] - 3)
 
 
 _typed()

@@ -14,6 +14,7 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import weight_indices_row
 
 from agentos_trainer_td._jit import njit_nogil
+from agentos_trainer_td._rows import grouped_total, sequential_total
 
 
 @njit(inline=True)
@@ -26,19 +27,10 @@ def coherent_step(weight, signed, absolute, step, error):
 
 
 @njit(inline=True)
-def _found_total(weights, found, a, default, features):
+def _found_total(rows, found, a, default, features):
     """The value of the afterstate whose weight indices are ``found[a, :features]``, summed as
-    :func:`~agentos_policy_ntuple.network.value` sums it (four reads a symmetry for the default tuples)."""
-    total = 0.0
-    if default:
-        for symmetry in range(8):
-            k = 4 * symmetry
-            total += (float(weights[found[a, k]]) + float(weights[found[a, k + 1]])
-                      + float(weights[found[a, k + 2]]) + float(weights[found[a, k + 3]]))
-    else:
-        for k in range(features):
-            total += float(weights[found[a, k]])
-    return total
+    :func:`~agentos_policy_ntuple.network.value` sums it (``rows``: the weights as one column)."""
+    return grouped_total(rows, found, a) if default else sequential_total(rows, found, a, features)
 
 
 @njit(inline=True)
@@ -61,6 +53,7 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
     them after, together (their reads from memory overlap); the chosen one's indices, kept in
     ``indices``, serve its update a turn later."""
     default, weights = net[0], net[1]
+    rows = weights.reshape((weights.shape[0], 1))  # read as the episode learner reads its rows
     features = indices.shape[0]
     found = np.empty((4, features + 2), dtype=np.uint64)  # the indices, then afterstate and points
     board = new_board(states, slot)
@@ -79,7 +72,7 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
             after, points = found[action, features], found[action, features + 1]
             if after == board:
                 continue
-            v = points + _found_total(weights, found, action, default, features)
+            v = points + _found_total(rows, found, action, default, features)
             if v > best_value:
                 best, best_value, best_after, best_points = action, v, after, points
         if best < 0:
@@ -97,7 +90,7 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
         moves += 1
     if started:
         found[0, :features] = indices
-        error = -_found_total(weights, found, 0, default, features)
+        error = -_found_total(rows, found, 0, default, features)
         if not np.isfinite(error):
             return -1, score, 0
         _learn(indices, error, step, coherent, weights, signed, absolute)
