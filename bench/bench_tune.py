@@ -8,19 +8,22 @@ become the same ranges of gamma and gae_lambda, sampled uniformly); the network'
 ``max_grad_norm`` stay at the preset's (a preset's settings are the ones it names). Two tunes of
 ``--trials`` trials with the same sampler seed, two at a time:
 
-- ``pruned``: the median pruner, 4 reports per seed while it trains (``[tune] reports = 4``);
+- ``pruned``: the median pruner, 4 reports per seed while it trains (``[tune] reports = 4``); with several
+  ``--pruner`` names, one pruned tune each (``pruned`` is the first, the others under ``other_pruners``);
 - ``unpruned``: ``pruner = none``.
 
 Reported: each tune's wall time and best trial, and the ratio of the wall times. TPE learns from the scores,
 so the two tunes sample different trials after the first ones (and slow settings, small batches with many
-epochs, cost several times fast ones); ``--sampler random`` makes both tunes sample the same trials, which
-isolates what pruning saves. Then the best settings of
+epochs, cost several times fast ones). ``--same-trials`` isolates what pruning saves: ``--trials`` settings
+are drawn once (uniformly from the space, log ranges on a log scale, seeded by ``--draw-seed``) and both tunes
+are given them to try, in the same order (``tune(..., enqueue=...)``). ``--pruner`` names the pruned tunes'
+pruners (median, successive-halving, hyperband). Then the best settings of
 each tune and the preset as it is are trained again on ``--check-seeds`` new seeds (100, 101, ...) for the
 same steps, and their test returns compared: IQM over seeds with its 95% interval (``agentos.stats``).
 
     python bench/bench_tune.py DIR [--trials 30] [--steps 20000] [--seeds 2] [--check-seeds 5]
-                               [--sampler tpe|random] [--no-check]
-                                [--json FILE]
+                               [--sampler tpe|random] [--pruner median ...] [--same-trials] [--draw-seed 0]
+                               [--no-check] [--json FILE]
 """
 
 from __future__ import annotations
@@ -64,6 +67,28 @@ seed = 0
 """
 
 
+def draw_trials(path: str, count: int, seed: int) -> list[dict]:
+    """``count`` settings drawn uniformly from the file's [search] space (log ranges on a log scale)."""
+    import math
+    import random
+
+    from agentos.tuning import read_search
+
+    rng = random.Random(seed)
+    drawn = []
+    for _ in range(count):
+        values = {}
+        for param in read_search(path).params:
+            if param.kind == "choice":
+                values[param.name] = rng.choice(param.choices)
+            elif param.log:
+                values[param.name] = math.exp(rng.uniform(math.log(param.low), math.log(param.high)))
+            else:
+                values[param.name] = rng.uniform(param.low, param.high)
+        drawn.append(values)
+    return drawn
+
+
 def run_tune(directory: str, name: str, pruner: str, args) -> dict:
     from agentos.tuning import best_trials, tune
 
@@ -73,15 +98,19 @@ def run_tune(directory: str, name: str, pruner: str, args) -> dict:
                                      test_episodes=args.test_episodes, trials=args.trials, pruner=pruner,
                                      sampler=args.sampler,
                                      reports=4 if pruner != "none" else 0, parallel=args.workers))
+    enqueue = draw_trials(path, args.trials, args.draw_seed) if args.same_trials else None
     started = time.perf_counter()
-    study = tune(path, workers=args.workers, quiet=True)
+    study = tune(path, workers=args.workers, quiet=True, enqueue=enqueue)
     seconds = time.perf_counter() - started
     states = {}
     for trial in study.trials:
         states[trial.state.name.lower()] = states.get(trial.state.name.lower(), 0) + 1
     report = best_trials(os.path.join(directory, "experiments", name), top=1)
     best = report["best"][0] if report["best"] else None
-    return {"pruner": pruner, "seconds": round(seconds, 1), "trials": states,
+    per_trial = [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
+                  "seconds": round((t.datetime_complete - t.datetime_start).total_seconds(), 1)
+                  if t.datetime_complete and t.datetime_start else None} for t in study.trials]
+    return {"pruner": pruner, "seconds": round(seconds, 1), "trials": states, "per_trial": per_trial,
             "best": best and {"value": best["value"], "params": best["params"]}}
 
 
@@ -114,6 +143,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
                         help="random: both tunes sample the same trials (the sampler does not learn from the scores)")
+    parser.add_argument("--pruner", nargs="+", choices=["median", "successive-halving", "hyperband"],
+                        default=["median"], help="the pruned tunes' pruners (one tune each)")
+    parser.add_argument("--same-trials", action="store_true",
+                        help="both tunes try the same drawn settings, in the same order")
+    parser.add_argument("--draw-seed", type=int, default=0, help="--same-trials: the seed of the draw")
     parser.add_argument("--no-check", action="store_true", help="skip the checks on new seeds")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
@@ -124,14 +158,23 @@ def main() -> None:
     out = {"script": "bench/bench_tune.py", "command": " ".join(sys.argv), "machine": platform.node(),
            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "preset": PRESET,
            "steps": args.steps, "seeds": args.seeds, "trials": args.trials, "workers": args.workers}
-    out["pruned"] = run_tune(directory, "pruned", "median", args)
+    out["pruned"] = run_tune(directory, "pruned", args.pruner[0], args)
+    others = {name: run_tune(directory, f"pruned-{name}", name, args) for name in args.pruner[1:]}
     out["unpruned"] = run_tune(directory, "unpruned", "none", args)
     out["wall_time_ratio"] = round(out["unpruned"]["seconds"] / out["pruned"]["seconds"], 2)
+    if others:
+        unpruned = out["unpruned"]["seconds"]
+        out["other_pruners"] = {name: tuned | {"wall_time_ratio": round(unpruned / tuned["seconds"], 2)}
+                                for name, tuned in others.items()}
     out["sampler"] = args.sampler
+    out["same_trials"] = {"draw_seed": args.draw_seed} if args.same_trials else None
     out["check"] = {} if args.no_check else {"preset": check(directory, "preset", {}, args)}
     for name in () if args.no_check else ("pruned", "unpruned"):
         if out[name]["best"]:
             out["check"][name] = check(directory, name, out[name]["best"]["params"], args)
+    for name, tuned in () if args.no_check else others.items():
+        if tuned["best"]:
+            out["check"][f"pruned-{name}"] = check(directory, f"pruned-{name}", tuned["best"]["params"], args)
     text = json.dumps(out, indent=2)
     if args.json:
         tmp = f"{args.json}.tmp{os.getpid()}"

@@ -59,10 +59,10 @@ SMOKE: dict[str, list[str]] = {
                               "--gif", "replay.gif"],
     # a few steps of each mode: the smoke checks the script, not the figures (fixed costs dominate)
     "bench_sb3_speed.py": ["--pairs", "zoo_ppo_cartpole_v1:512", "zoo_dqn_atari:64:learning_starts=32,buffer_size=500",
-                           "--repeats", "1", "--json", "{out}"],
+                           "--repeats", "1", "--eval", "256:1", "--json", "{out}"],
     # two trials of a tune (pruned, then unpruned) and their checks, one seed of 256 steps each
     "bench_tune.py": ["tune", "--trials", "2", "--steps", "256", "--seeds", "1", "--test-episodes", "1",
-                      "--check-seeds", "1", "--workers", "1", "--json", "{out}"],
+                      "--check-seeds", "1", "--workers", "1", "--same-trials", "--json", "{out}"],
     # the zoo's PPO on CartPole in a new agent folder, 300 of its 100,000 steps, 2 test episodes
     "bench_zoo_results.py": ["zoo", "--only", "cartpole", "--scale", "0.003", "--episodes", "2", "--json", "{out}"],
     # {run}: a run folder of `agentos train` (a small n-tuple network trained for a few games, see tiny_run)

@@ -318,3 +318,42 @@ def test_a_schema_made_by_another_driver_at_the_same_moment_is_retried_not_repor
             connection.execute(sqlalchemy.text("select * from no_such_table"))
     assert not _made_at_once(other.value)
     engine.dispose()
+
+
+def test_enqueued_settings_run_first_and_a_resume_does_not_queue_them_again(tmp_path):
+    from agentos.tuning import tune
+
+    path = write(tmp_path, seeds=1, trials=3, parallel=1, alpha="[float, 0.01, 0.9]", extra="pruner = none\n")
+    first = [{"trainer.alpha": 0.5}, {"trainer.alpha": 0.125}]
+    study = tune(path, workers=1, quiet=True, enqueue=first)
+    by_number = sorted(study.get_trials(), key=lambda t: t.number)
+    assert [t.params["trainer.alpha"] for t in by_number[:2]] == [0.5, 0.125]  # first, in order
+    assert len(by_number) == 3 and by_number[2].params["trainer.alpha"] not in (0.5, 0.125)  # then sampled
+    study = tune(path, workers=1, quiet=True, trials=4, enqueue=first)  # resumed with the same list
+    alphas = [t.params["trainer.alpha"] for t in study.get_trials()]
+    assert len(alphas) == 4 and alphas.count(0.5) == 1 and alphas.count(0.125) == 1
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('[{"trainer.alpha": 7}]', "enqueue[0]: trainer.alpha = 7 is not a number from 0.01 to 0.9"),
+    ('[{"trainer.alpha": NaN}]', "not JSON: NaN is not a number a setting can take"),
+    ('[{"trainer.alpha": "0.5"}]', "enqueue[0]: trainer.alpha = '0.5' is not a number"),
+    ('[{"trainer.alpah": 0.5}]', "enqueue[0]: 'trainer.alpah' is not searched"),
+    ('[{"trainer.alpha": 0.5}, {}]', "enqueue[1]: give an object of searched settings"),
+    ('{"trainer.alpha": 0.5}', "give a JSON list of settings objects"),
+    ('[' * 100_000, "not JSON"),
+    ("[" + "{}, " * 400_000 + "{}]", "larger than 1,048,576 bytes"),
+])
+def test_hostile_enqueue_files_are_one_line_and_run_nothing(tmp_path, content, problem):
+    path = write(tmp_path, seeds=1, trials=1, parallel=1, alpha="[float, 0.01, 0.9]", extra="pruner = none\n")
+    valid = tmp_path / "valid.json"
+    valid.write_text('[{"trainer.alpha": 0.25}]')
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(content)
+    result = agentos("tune", path, "--enqueue", str(hostile), "-q", cwd=tmp_path)
+    assert result.returncode == 2 and problem in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "experiments").exists()  # nothing ran
+    result = agentos("tune", path, "--enqueue", str(valid), "-q", cwd=tmp_path)  # the valid twin
+    assert result.returncode == 0, result.stderr
+    assert "trainer.alpha=0.25" in result.stdout

@@ -23,6 +23,8 @@ def add_commands(sub) -> None:
     p.add_argument("--top", type=int, default=5, help="show: how many of the best trials (default 5)")
     p.add_argument("--json", action="store_true", help="show: machine-readable output")
     p.add_argument("--agent-ini", metavar="OUT", help="export: the agent.ini to write")
+    p.add_argument("--enqueue", metavar="JSON", help="a JSON file: a list of settings objects to try first, "
+                   "in order ({\"trainer.gamma\": 0.99}; a setting left out is sampled)")
     p.add_argument("--quiet", "-q", action="store_true", help="no line per finished trial")
     p.set_defaults(handler=_tune)
 
@@ -42,11 +44,12 @@ def _tune(args) -> int:
     from ..tuning import best_trials, tune
 
     cluster_options = _cluster_options(args, read_experiment(action)) if args.cluster else None
+    enqueue = _read_enqueue(args.enqueue) if args.enqueue else None
     try:
         with stop_signals_interrupt():  # SIGTERM/SIGHUP: as Ctrl-C (running trials stopped, the study kept)
             study = tune(action, storage=args.storage, trials=args.trials, timeout=args.timeout,
                          workers=args.workers, scheduler=args.scheduler, cluster=args.cluster,
-                         cluster_options=cluster_options, quiet=args.quiet)
+                         cluster_options=cluster_options, quiet=args.quiet, enqueue=enqueue)
     except KeyboardInterrupt as exc:
         stopped = isinstance(exc, Stopped)
         how = f"stopped by signal {exc.signum}" if stopped else "interrupted"
@@ -55,6 +58,33 @@ def _tune(args) -> int:
     folder = read_experiment(action)["folder"]
     _print_best(best_trials(folder, args.storage, top=args.top), study.study_name)
     return 0
+
+
+MAX_ENQUEUE_BYTES = 1 << 20
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a setting can take")
+
+
+def _read_enqueue(path: str) -> list:
+    """The ``--enqueue`` file: a JSON list (at most 1 MiB; its objects are checked by ``tune``)."""
+    from ..errors import UsageError
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_ENQUEUE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"--enqueue {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_ENQUEUE_BYTES:
+        raise UsageError(f"--enqueue {path}: larger than {MAX_ENQUEUE_BYTES:,} bytes")
+    try:
+        values = json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"--enqueue {path}: not JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(values, list):
+        raise UsageError(f"--enqueue {path}: give a JSON list of settings objects")
+    return values
 
 
 def _print_best(report: dict, name: str) -> None:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..config import IniDocument, parse_value
-from ..errors import ConfigError
+from ..errors import ConfigError, UsageError
 from ..host._names import did_you_mean
 
 TUNE_KEYS = {"trials", "timeout", "sampler", "pruner", "direction", "parallel", "seed", "reports"}
@@ -72,6 +72,29 @@ class SearchSpace:
             if param.condition is None or values.get(param.condition[0]) == param.condition[1]:
                 values[param.name] = param.suggest(trial)
         return values
+
+    def check_fixed(self, values, where: str) -> dict:
+        """``values`` (settings to try first: ``tune(..., enqueue=[...])``) checked against the space:
+        every key a searched setting, every value one its distribution can give; one clear line if not."""
+        if not isinstance(values, dict) or not values:
+            raise UsageError(f"{where}: give an object of searched settings and their values")
+        params = {p.name: p for p in self.params}
+        for name, value in values.items():
+            param = params.get(name)
+            if param is None:
+                raise UsageError(f"{where}: {name!r} is not searched{did_you_mean(str(name), params)}")
+            if param.condition is not None and values.get(param.condition[0]) != param.condition[1]:
+                raise UsageError(f"{where}: {name} is searched only when {param.condition[0]} = {param.condition[1]}")
+            if param.kind == "choice":
+                if not any(type(value) is type(c) and value == c for c in param.choices):
+                    raise UsageError(f"{where}: {name} = {value!r} is not one of its choices")
+                continue
+            number = (int,) if param.kind == "int" else (int, float)
+            if isinstance(value, bool) or not isinstance(value, number) or not math.isfinite(value) \
+                    or not param.low <= value <= param.high:
+                raise UsageError(f"{where}: {name} = {value!r} is not a{'n int' if param.kind == 'int' else ' number'} "
+                                  f"from {param.low} to {param.high}")
+        return dict(values)
 
 
 def _param(name: str, value, where: str, path: str, line: int) -> Param:

@@ -33,6 +33,7 @@ STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "m
 JOURNAL = "study.journal"
 TUNE_RECORD = "tune.json"
 DEFAULT_TRIALS = 20
+MAX_ENQUEUED = 10_000  #: settings a tune may be given to try first
 
 
 def _optuna():
@@ -297,8 +298,12 @@ def _counted(study) -> int:
 
 def tune(file: str, *, storage: str | None = None, trials: int | None = None, timeout: float | None = None,
          workers: int | None = None, scheduler: str | None = None, executor=None, cluster: str | None = None,
-         cluster_options: dict | None = None, quiet: bool = False):
+         cluster_options: dict | None = None, quiet: bool = False, enqueue: list[dict] | None = None):
     """Search the experiment file's ``[search]`` space; returns the Optuna study (see module doc).
+
+    ``enqueue``: settings to try first, in order (``{"trainer.gamma": 0.99, ...}``; a setting left out is
+    sampled), each checked against the space; one already in the study is not queued again, so a resumed
+    tune given the same list repeats none of them.
 
     ``trials`` is the budget of finished trials in the study (pruned ones count; default the file's
     ``[tune] trials``, else 20), ``timeout`` the seconds after which this driver starts no new trial.
@@ -326,6 +331,9 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
         _check_settings(options, space)
     except UsageError as exc:
         raise UsageError(f"{file}: {exc}") from None
+    if enqueue is not None and (not isinstance(enqueue, list) or len(enqueue) > MAX_ENQUEUED):
+        raise UsageError(f"enqueue: give a list of at most {MAX_ENQUEUED:,} objects of settings")
+    fixed = [space.check_fixed(values, f"enqueue[{i}]") for i, values in enumerate(enqueue or [])]
     seeds = options["seeds"]
     options["seeds"] = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     options["settings"] = options["settings"] | options["agent_settings"].get(options["agents"][0], {})
@@ -344,6 +352,8 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
     say = (lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if requeued := recover(study):
         say(f"queued again (their driver died): trials {', '.join(map(str, requeued))}")
+    for values in fixed:
+        study.enqueue_trial(values, skip_if_exists=True)
     owned = executor is None
     if owned and cluster:
         from ..experiments import JobQueueExecutor
