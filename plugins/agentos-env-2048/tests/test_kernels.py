@@ -169,3 +169,21 @@ def test_random_games_end_stuck_and_reproduce(seed):
         assert total == lengths.sum() and (tops >= 3).all() and (scores > 0).all()
         results.append((scores.tolist(), tops.tolist()))
     assert results[0] == results[1]
+
+
+def test_mirror_and_transpose_are_the_grid_flips_on_many_boards():
+    for cells in random_boards(2000, seed=4):
+        board = kernels.board_from_cells(cells)
+        assert kernels.cells_from_board(kernels.mirror(board)).tolist() == np.fliplr(cells).tolist()
+        assert kernels.cells_from_board(kernels.transpose(board)).tolist() == cells.T.tolist()
+
+
+def test_rotate180_and_symmetries_are_the_eight_turns_and_flips_in_the_kernels_order():
+    for cells in random_boards(500, seed=5):
+        board = kernels.board_from_cells(cells)
+        assert kernels.cells_from_board(kernels.rotate180(board)).tolist() == np.rot90(cells, 2).tolist()
+        chain = [board]
+        for step in range(7):  # mirror, transpose, mirror, ... as the n-tuple kernels visited them before 1.6
+            turned = kernels.mirror(chain[-1]) if step % 2 == 0 else kernels.transpose(chain[-1])
+            chain.append(np.uint64(turned))  # (a Python int below 2**63 would be compiled for as an int64)
+        assert [int(b) for b in kernels.symmetries(board)] == [int(b) for b in chain]

@@ -50,6 +50,21 @@ def test_the_written_out_default_path_equals_the_generic_one():
         )
 
 
+def test_the_written_out_default_indices_equal_the_generic_ones_exactly():
+    from agentos_policy_ntuple import _network
+
+    fast = network.make_layout(network.DEFAULT_TUPLES)
+    generic = fast._replace(default=False)
+    weights = np.zeros(fast.size, np.float32)
+    got, expected = np.zeros(32, np.uint64), np.zeros(32, np.uint64)
+    for board in random_boards(2000):
+        network.weight_indices(board, network.network(weights, fast), got)
+        network.weight_indices(board, network.network(weights, generic), expected)
+        assert got.tolist() == expected.tolist()
+        # pext where the processor has a fast one (see _pext), shifts and masks elsewhere: the same indices
+        assert [int(i) for i in _network.default_indices(board)] == [int(i) for i in _network._shifted_indices(board)]
+
+
 def test_symmetric_boards_have_the_same_value():
     layout = network.make_layout(network.parse_tuples(SMALL))
     weights = np.random.default_rng(2).random(layout.size, dtype=np.float32)

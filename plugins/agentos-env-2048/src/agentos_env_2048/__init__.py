@@ -13,7 +13,7 @@ from gymnasium.envs.registration import register, registry
 from agentos_env_2048.env import ACTION_NAMES, DOWN, LEFT, RIGHT, UP, Game2048Env
 
 __all__ = ["ACTION_NAMES", "DOWN", "ENV_ID", "LEFT", "RIGHT", "UP", "Game2048Env"]
-__version__ = "1.2.0"
+
 
 ENV_ID = "agentos/Game2048-v0"
 
@@ -23,3 +23,11 @@ if ENV_ID not in registry:
         entry_point="agentos_env_2048.env:Game2048Env",
         vector_entry_point="agentos_env_2048.vector:Game2048VectorEnv",
     )
+
+
+def __getattr__(name: str):
+    if name == "__version__":  # the installed distribution's (a constant here went stale)
+        from importlib.metadata import version
+
+        return version("agentos-env-2048")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,10 +20,11 @@ Tables
     read-only arrays built once per process; pass them to the kernels that take ``tables``/``rows``.
 
 Kernels compiled by ``numba.njit(cache=True)`` (callable from your own :func:`njit` functions, and
-from plain Python): :func:`move` → ``(afterstate, points)``; :func:`transpose`, :func:`mirror` → a
-board; :func:`empty_cells` → a mask with bit 0 of every empty nibble set; :func:`count_bits` → int;
-:func:`has_legal_move` → bool; :func:`max_exponent` → int; :func:`max_tile` → the largest tile's
-value (e.g. 2048); :func:`next_random` → the next uint64 of a slot; :func:`spawn` → the board with a
+from plain Python): :func:`move` → ``(afterstate, points)``; :func:`transpose`, :func:`mirror`, :func:`rotate180` → a
+board; :func:`symmetries` → the 8 symmetric boards in the n-tuple kernels' order (``rotate180`` and
+``symmetries`` added in 1.6); :func:`empty_cells` → a mask with bit 0 of every empty nibble set;
+:func:`count_bits` → int; :func:`has_legal_move` → bool; :func:`max_exponent` → int; :func:`max_tile` →
+the largest tile's value (e.g. 2048); :func:`next_random` → the next uint64 of a slot; :func:`spawn` → the board with a
 new 2 (p = 0.9) or 4 in a uniform empty cell; :func:`new_board` → a starting board (two tiles);
 :func:`env_step` → ``(board, points, legal, terminated, top exponent)`` of one ``Game2048Env.step``;
 :func:`step_boards` → how many of N batched games ended (same-step autoreset); :func:`max_tiles`
@@ -58,10 +59,12 @@ from agentos_env_2048._kernels import (
     new_board,
     next_random,
     random_games,
+    rotate180,
     row_tables,
     seed_states,
     spawn,
     step_boards,
+    symmetries,
     transpose,
     unpack,
 )
@@ -88,10 +91,12 @@ __all__ = [
     "next_random",
     "njit",
     "random_games",
+    "rotate180",
     "row_tables",
     "seed_states",
     "spawn",
     "step_boards",
+    "symmetries",
     "transpose",
     "unpack",
 ]

@@ -12,4 +12,11 @@ parse settings without ``int()``'s silent truncation (public in 1.2.1, used by a
 from agentos_policy_ntuple._policy import MAX_CACHE_BITS, MAX_WEIGHTS, NTuplePolicy, real_number, whole_number
 
 __all__ = ["MAX_CACHE_BITS", "MAX_WEIGHTS", "NTuplePolicy", "real_number", "whole_number"]
-__version__ = "1.2.4"
+
+
+def __getattr__(name: str):
+    if name == "__version__":  # the installed distribution's (a constant here went stale)
+        from importlib.metadata import version
+
+        return version("agentos-policy-ntuple")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

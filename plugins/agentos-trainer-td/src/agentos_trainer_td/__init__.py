@@ -3,4 +3,11 @@
 from agentos_trainer_td._trainer import TDTrainer
 
 __all__ = ["TDTrainer"]
-__version__ = "1.5.3"
+
+
+def __getattr__(name: str):
+    if name == "__version__":  # the installed distribution's (a constant here went stale)
+        from importlib.metadata import version
+
+        return version("agentos-trainer-td")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

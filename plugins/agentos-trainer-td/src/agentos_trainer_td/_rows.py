@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from agentos_env_2048.kernels import mirror, njit, transpose
+from agentos_env_2048.kernels import njit, symmetries
 from agentos_policy_ntuple.network import default_indices, weight_indices, weight_indices_row
 
 
@@ -52,12 +52,11 @@ def learner_layout(policy):
 @njit(inline=True)
 def _default_indices(board, base, out):
     base = _U(base)
-    symmetric = _U(board)
+    boards = symmetries(_U(board))
     for symmetry in range(8):
-        i0, i1, i2, i3 = default_indices(symmetric)
+        i0, i1, i2, i3 = default_indices(boards[symmetry])
         out[4 * symmetry], out[4 * symmetry + 1] = base + i0, base + i1
         out[4 * symmetry + 2], out[4 * symmetry + 3] = base + i2, base + i3
-        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 
 @njit(inline=True)
@@ -89,12 +88,11 @@ def row_indices(board, layout, base, out):
 @njit(inline=True)
 def _default_found(board, base, found, a):
     base = _U(base)
-    symmetric = _U(board)
+    boards = symmetries(_U(board))
     for symmetry in range(8):
-        i0, i1, i2, i3 = default_indices(symmetric)
+        i0, i1, i2, i3 = default_indices(boards[symmetry])
         found[a, 4 * symmetry], found[a, 4 * symmetry + 1] = base + i0, base + i1
         found[a, 4 * symmetry + 2], found[a, 4 * symmetry + 3] = base + i2, base + i3
-        symmetric = mirror(symmetric) if symmetry % 2 == 0 else transpose(symmetric)
 
 
 @njit(inline=True)
