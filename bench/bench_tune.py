@@ -75,10 +75,11 @@ def draw_trials(path: str, count: int, seed: int) -> list[dict]:
     from agentos.tuning import read_search
 
     rng = random.Random(seed)
+    params = read_search(path).params
     drawn = []
     for _ in range(count):
         values = {}
-        for param in read_search(path).params:
+        for param in params:
             if param.kind == "choice":
                 values[param.name] = rng.choice(param.choices)
             elif param.log:

@@ -27,7 +27,7 @@ _LOW32 = _U(0xFFFFFFFF)
 _LOW_BITS = _U(0x1111111111111111)
 _HAS_RIGHT_NEIGHBOUR = _U(0x0111011101110111)
 _HAS_LOWER_NEIGHBOUR = _U(0x0000111111111111)
-_T2, _T6 = _U(0x0000F0F00000F0F0), _U(0x00000000FF00FF00)  # transpose's delta swaps
+_CELLS_12_APART, _BYTES_24_APART = _U(0x0000F0F00000F0F0), _U(0x00000000FF00FF00)  # transpose's two swaps
 _BYTE_PAIRS, _LOW_NIBBLES = _U(0x00FF00FF00FF00FF), _U(0x0F0F0F0F0F0F0F0F)
 _FOUR_BELOW = _U(429496730)  # 10% of 2**32: a spawned tile is a 4 when the low word is below
 
@@ -43,20 +43,28 @@ def move_tables() -> np.ndarray:
 
 
 @njit(inline=True)
+def _delta_swap(board, shift, mask):
+    """Exchange the bits of ``mask`` with those ``shift`` bits above them (one mask: fits a register in hot loops)."""
+    swap = (board ^ (board >> shift)) & mask
+    return board ^ swap ^ (swap << shift)
+
+
+@njit(inline=True)
+def _swap_nibbles(board):
+    """Each byte's two cells change places."""
+    return ((board >> _S4) & _LOW_NIBBLES) | ((board & _LOW_NIBBLES) << _S4)
+
+
+@njit(inline=True)
 def transpose(board):
-    """Swap rows and columns (two delta swaps: two masks, where three masks a step cost registers in hot loops)."""
-    swap = (board ^ (board >> _S12)) & _T2
-    board = board ^ swap ^ (swap << _S12)
-    swap = (board ^ (board >> _S24)) & _T6
-    return board ^ swap ^ (swap << _S24)
+    """Swap rows and columns (two delta swaps)."""
+    return _delta_swap(_delta_swap(board, _S12, _CELLS_12_APART), _S24, _BYTES_24_APART)
 
 
 @njit(inline=True)
 def mirror(board):
     """Reverse every row (left-right flip)."""
-    swap = (board ^ (board >> _S8)) & _BYTE_PAIRS  # the row's two bytes change places
-    board = board ^ swap ^ (swap << _S8)
-    return ((board >> _S4) & _LOW_NIBBLES) | ((board & _LOW_NIBBLES) << _S4)  # then each byte's two cells
+    return _swap_nibbles(_delta_swap(board, _S8, _BYTE_PAIRS))  # each row's two bytes, then each byte's cells
 
 
 def _plain_byteswap(board):
@@ -87,8 +95,7 @@ _byteswap = _compiled_byteswap()
 @njit(inline=True)
 def rotate180(board):
     """Turn the board half a turn: its 16 cells in reverse order (a byte swap, then each byte's two cells)."""
-    board = _byteswap(board)
-    return ((board >> _S4) & _LOW_NIBBLES) | ((board & _LOW_NIBBLES) << _S4)
+    return _swap_nibbles(_byteswap(board))
 
 
 @njit(inline=True)
