@@ -119,8 +119,8 @@ def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
         time.sleep(0.2)
         if os.path.exists(os.path.join(folder, "study.journal")):
             before = states(folder)
-            if sum(s == "COMPLETE" for s, _, _ in before.values()) >= 2 and "RUNNING" in [s for s, _, _ in
-                                                                                           before.values()]:
+            if sum(s == "COMPLETE" for s, _, _ in before.values()) >= 2 and any(
+                    s == "RUNNING" and p for s, _, p in before.values()):  # a running trial with its settings
                 break
     driver.send_signal(signal.SIGKILL)
     driver.wait()
@@ -136,11 +136,35 @@ def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
         assert after[number] == state  # kept, not run again
     assert sum(s == "COMPLETE" for s, _, _ in after.values()) == 6
     for number, (state, _, params) in before.items():
-        if state == "RUNNING":  # the killed trial: failed, and its settings queued again
-            assert after[number][0] == "FAIL" and "queued again" in again.stderr
-            assert any(p == params and s == "COMPLETE" for n, (s, _, p) in after.items() if n > number)
+        if state == "RUNNING":  # the killed trial: failed, and its settings (if drawn yet) queued again
+            assert after[number][0] == "FAIL"
+            if params:
+                assert "queued again" in again.stderr
+                assert any(p == params and s == "COMPLETE" for n, (s, _, p) in after.items() if n > number)
     for record, stamp in stamps.items():  # no finished seed's record written again
         assert os.stat(record).st_mtime_ns == stamp
+
+
+def test_recover_queues_a_dead_drivers_drawn_settings_and_only_fails_a_trial_killed_before_drawing():
+    import optuna
+    from agentos.tuning._study import _driver_id, recover
+
+    study = optuna.create_study(direction="maximize")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    drew, bare, alive = study.ask(), study.ask(), study.ask()
+    for trial in (drew, alive):
+        trial.suggest_float("trainer.alpha", 0.1, 0.9)
+    for trial in (drew, bare):
+        trial.set_user_attr("driver", f"{socket.gethostname()}:{dead.pid}:0")
+    alive.set_user_attr("driver", _driver_id())
+    assert recover(study) == [drew.number]
+    by_number = {t.number: t for t in study.get_trials()}
+    assert by_number[drew.number].state == by_number[bare.number].state == optuna.trial.TrialState.FAIL
+    assert by_number[alive.number].state == optuna.trial.TrialState.RUNNING  # its driver lives: left alone
+    queued = [t for t in study.get_trials() if t.state == optuna.trial.TrialState.WAITING]
+    assert [t.user_attrs["retry_of"] for t in queued] == [drew.number]
+    assert queued[0].system_attrs["fixed_params"] == {"trainer.alpha": drew.params["trainer.alpha"]}
 
 
 def test_sigterm_stops_the_driver_and_its_running_trials_promptly(tmp_path):

@@ -130,6 +130,18 @@ class DaskExecutor(Executor):
             self.client.unsubscribe_topic(self.topic)
         except Exception:  # the scheduler is gone already
             pass
+        if self.cluster is not None:  # ours: a heartbeat that meets the closing scheduler is no error
+            try:
+                self.client.run(_quiet_worker_logs)
+            except Exception:  # a worker gone already
+                pass
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _quiet_worker_logs() -> None:
+    """In a local worker about to be closed: its heartbeat's traceback when the scheduler went first."""
+    import logging
+
+    logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)

@@ -160,14 +160,19 @@ def _driver_dead(driver: str) -> bool:
 
 
 def recover(study) -> list[int]:
-    """Trials left running by a dead driver of this machine: failed, and their settings queued again."""
+    """Trials left running by a dead driver of this machine: failed, and their settings queued again.
+
+    A trial killed before any setting was drawn is only failed: the next trial draws afresh anyway (one
+    killed halfway through drawing is queued with what it drew; the rest is drawn again).
+    """
     optuna = _optuna()
     requeued = []
     for trial in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
         if _driver_dead(trial.user_attrs.get("driver", "")):
             study._storage.set_trial_state_values(trial._trial_id, optuna.trial.TrialState.FAIL)
-            study.enqueue_trial(dict(trial.params), user_attrs={"retry_of": trial.number})
-            requeued.append(trial.number)
+            if trial.params:
+                study.enqueue_trial(dict(trial.params), user_attrs={"retry_of": trial.number})
+                requeued.append(trial.number)
     return requeued
 
 
