@@ -17,7 +17,7 @@ so the two tunes sample different trials after the first ones (and slow settings
 epochs, cost several times fast ones). ``--same-trials`` isolates what pruning saves: ``--trials`` settings
 are drawn once (uniformly from the space, log ranges on a log scale, seeded by ``--draw-seed``) and both tunes
 are given them to try, in the same order (``tune(..., enqueue=...)``). ``--pruner`` names the pruned tunes'
-pruners (median, successive-halving, hyperband). Then the best settings of
+pruners (median, median-time, successive-halving, hyperband). Then the best settings of
 each tune and the preset as it is are trained again on ``--check-seeds`` new seeds (100, 101, ...) for the
 same steps, and their test returns compared: IQM over seeds with its 95% interval (``agentos.stats``).
 
@@ -144,7 +144,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sampler", choices=["tpe", "random"], default="tpe",
                         help="random: both tunes sample the same trials (the sampler does not learn from the scores)")
-    parser.add_argument("--pruner", nargs="+", choices=["median", "successive-halving", "hyperband"],
+    parser.add_argument("--pruner", nargs="+", choices=["median", "median-time", "successive-halving", "hyperband"],
                         default=["median"], help="the pruned tunes' pruners (one tune each)")
     parser.add_argument("--same-trials", action="store_true",
                         help="both tunes try the same drawn settings, in the same order")

@@ -109,7 +109,8 @@ def test_median_pruner_prunes_trials_with_a_clearly_bad_setting(tmp_path):
 
 
 def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
-    path = write(tmp_path, seeds=2, episodes=300, trials=6, parallel=1, alpha="[float, 0.05, 0.9]")
+    path = write(tmp_path, seeds=2, episodes=300, trials=6, parallel=1, alpha="[float, 0.05, 0.9]",
+                 extra="pruner = none\n")  # every trial completes
     folder = str(tmp_path / "experiments" / "sweep")
     driver = subprocess.Popen([sys.executable, "-m", "agentos", "tune", path, "-j", "1", "-q"], cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -324,6 +325,71 @@ def test_trials_are_pruned_while_they_train_from_their_intermediate_returns(tmp_
         record = json.loads(Path(records[0]).read_text())
         assert record["status"] == "pruned" and record["test"] is None
         assert 0 < record["train"]["episodes"] < 40  # the partial training, kept honestly
+
+
+def test_median_time_prunes_a_slow_learner_by_its_seconds_while_it_trains(tmp_path):
+    """``median-time``: the worker reports about every second (steps: tenths of a second) and stops a trial
+    that, after as many seconds as the others had taken, returns less than what they had reached."""
+    from agentos.tuning import tune
+
+    path = write(tmp_path, seeds=1, episodes=20000, trials=8, parallel=1, alpha="[float, 0.000001, 0.6, log]",
+                 extra="sampler = random\npruner = median-time\n")
+    study = tune(path, workers=1, quiet=True)
+    pruned = [t for t in study.get_trials() if t.state.name == "PRUNED"]
+    assert pruned and len(study.get_trials()) == 8
+    for t in pruned:
+        assert t.params["trainer.alpha"] < 0.0001  # the slow learners (-100 an episode), only them
+        assert min(t.intermediate_values) >= 10  # its first report after a second of training
+        records = glob.glob(str(tmp_path / "experiments" / "sweep" / t.user_attrs["folder"] / "trials/*/trial.json"))
+        record = json.loads(Path(records[0]).read_text())
+        assert record["status"] == "pruned" and 0 < record["train"]["episodes"] < 20000
+
+
+def test_time_median_compares_with_what_finished_trials_had_reached_by_then():
+    import optuna
+    from agentos.tuning._prune import make_pruner
+
+    study = optuna.create_study(direction="maximize", pruner=make_pruner(optuna, "median-time"))
+    fast = optuna.trial.create_trial(value=10.0, intermediate_values={5: 8.0, 12: 10.0})  # done at 1.2 s
+    slow = optuna.trial.create_trial(value=9.0, intermediate_values={10: 2.0, 40: 6.0, 80: 9.0})
+    late = optuna.trial.create_trial(value=9.0, intermediate_values={50: 1.0})  # nothing by 4 s: left out
+    for trial in (fast, slow, late):
+        study.add_trial(trial)
+    asked = study.ask()
+    asked.report(-1e9, 10)  # warming up: a third of the finished trials' median time (5 s / 3) not reached
+    assert not asked.should_prune()
+    asked.report(7.0, 40)  # by 4 s the others had reached 10 (fast, finished) and 6 (slow): median 8
+    assert asked.should_prune()
+    asked.report(8.5, 41)
+    assert not asked.should_prune()
+    minimize = optuna.create_study(direction="minimize", pruner=make_pruner(optuna, "median-time"))
+    for trial in (fast, slow):
+        minimize.add_trial(trial)
+    lower = minimize.ask()
+    lower.report(7.0, 40)
+    assert not lower.should_prune()
+    lower.report(float("nan"), 41)
+    assert lower.should_prune()
+    one = optuna.create_study(direction="maximize", pruner=make_pruner(optuna, "median-time"))
+    one.add_trial(fast)  # fewer than 2 finished: never
+    alone = one.ask()
+    alone.report(-1e9, 40)
+    assert not alone.should_prune()
+
+
+@pytest.mark.parametrize("name, kind", [("median", "MedianPruner"), ("successive-halving", "SuccessiveHalvingPruner"),
+                                        ("hyperband", "HyperbandPruner"), ("median-time", "TimeMedianPruner")])
+def test_a_worker_asks_the_pruner_the_tune_names(tmp_path, name, kind):
+    """The worker loads the study with the tune's pruner (Optuna's default would be a median pruner)."""
+    from agentos.tuning._prune import IntermediateReports
+    from agentos.tuning._study import JOURNAL, open_study
+
+    study = open_study(str(tmp_path), create={"study": "s", "direction": "maximize", "sampler": "random",
+                                              "seed": 1, "pruner": name})
+    trial = study.ask()
+    check = IntermediateReports(str(tmp_path / JOURNAL), "s", trial.number, step0=0, reports=4, episodes=100,
+                                steps=None, pruner=name)({})
+    assert type(check.handle.study.pruner).__name__ == kind
 
 
 def test_a_schema_made_by_another_driver_at_the_same_moment_is_retried_not_reported(postgres):

@@ -7,8 +7,11 @@ distributed pruning: each worker opens the study's storage) and stops training w
 
 The steps of a trial are numbered across its seeds: seed ``i``'s checkpoints are
 ``i * (reports + 1) + k`` (k < reports) and its final score, reported by the driver, ``i * (reports + 1) +
-reports``. A worker that cannot reach the storage (a journal file on another machine's disk) trains on
-unwatched: the driver still prunes between seeds.
+reports``. With ``median-time`` the steps are tenths of a second of the trial's training (across its
+seeds), a report about every second and, by the driver, each seed's last-100 training mean at its end
+(the same measure: a test score is not), and the pruner compares trials at equal time. A worker
+that cannot reach the storage (a journal file on another machine's disk) trains on unwatched: the driver
+still prunes between seeds.
 """
 
 from __future__ import annotations
@@ -16,27 +19,43 @@ from __future__ import annotations
 import collections
 import math
 import os
+import time
+
+TICKS = 10  #: ``median-time``'s steps a second
 
 
 class IntermediateReports:
     """Picklable: the study's storage (a journal path or a database URL), the trial, the checkpoints."""
 
     def __init__(self, storage: str, study: str, trial: int, *, step0: int, reports: int,
-                 episodes: int | None, steps: int | None):
+                 episodes: int | None, steps: int | None, pruner: str = "median"):
         self.storage, self.study, self.trial, self.step0 = storage, study, trial, step0
-        self.reports, self.episodes, self.steps = reports, episodes, steps
+        self.reports, self.episodes, self.steps, self.pruner = reports, episodes, steps, pruner
 
     def __call__(self, trial: dict):
         if self.reports < 1:
             return None
         try:
-            handle = _open_trial(self.storage, self.study, self.trial)
+            handle = _open_trial(self.storage, self.study, self.trial, self.pruner)
         except Exception:  # the storage is not reachable from this worker: no pruning during training
             return None
-        return _Checker(handle, self)
+        return _TimeChecker(handle, self) if self.pruner == "median-time" else _Checker(handle, self)
 
 
-def _open_trial(storage: str, study_name: str, number: int):
+def make_pruner(optuna, name: str):
+    """The study's pruner by its ``[tune] pruner`` name (the driver's and, in their study, the workers')."""
+    if name == "median":  # step = seeds done; compare from the first seed on, once 2 trials finished
+        return optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=0)
+    if name == "median-time":
+        return _time_median(optuna)
+    if name == "hyperband":
+        return optuna.pruners.HyperbandPruner(min_resource=1)
+    if name == "successive-halving":
+        return optuna.pruners.SuccessiveHalvingPruner(min_resource=1)
+    return optuna.pruners.NopPruner()
+
+
+def _open_trial(storage: str, study_name: str, number: int, pruner: str):
     import optuna  # (the driver that sent this checked it is installed)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -46,7 +65,7 @@ def _open_trial(storage: str, study_name: str, number: int):
         from optuna.storages.journal import JournalFileBackend, JournalStorage
 
         storage = JournalStorage(JournalFileBackend(storage))
-    study = optuna.load_study(study_name=study_name, storage=storage)
+    study = optuna.load_study(study_name=study_name, storage=storage, pruner=make_pruner(optuna, pruner))
     frozen = next(t for t in study.get_trials(deepcopy=False) if t.number == number)
     return optuna.trial.Trial(study, frozen._trial_id)
 
@@ -76,3 +95,76 @@ class _Checker:
                 return None
             self.done += 1
         return word
+
+
+class _TimeChecker:
+    """``median-time``'s worker side: the running mean return about every second, at its tenth of a second."""
+
+    def __init__(self, handle, spec: IntermediateReports):
+        self.handle, self.spec = handle, spec
+        self.returns: collections.deque = collections.deque(maxlen=100)
+        self.started = self.last = time.monotonic()
+
+    def __call__(self, run, result) -> str | None:
+        self.returns.append(float(result.episode_return))
+        now = time.monotonic()
+        if now - self.last < 1.0:
+            return None
+        self.last = now
+        value = sum(self.returns) / len(self.returns)
+        try:
+            self.handle.report(value if math.isfinite(value) else float("nan"),
+                               self.spec.step0 + int((now - self.started) * TICKS))
+            return "pruned" if self.handle.should_prune() else None
+        except Exception:  # the storage went away: training goes on, the driver decides between seeds
+            self.last = math.inf
+            return None
+
+
+def value_by(values: dict, step: int) -> float | None:
+    """What a trial had reached by ``step``: its report at the latest step not after it (None: none yet)."""
+    reached = [s for s in values if s <= step]
+    return values[max(reached)] if reached else None
+
+
+def _time_median(optuna):
+    class TimeMedianPruner(optuna.pruners.BasePruner):
+        """The median rule at equal training time (steps: tenths of a second of a trial's training).
+
+        A trial is pruned when its latest report is worse than the median of what the finished trials
+        had reached by the same time (one that finished sooner counts with its last report), once 2
+        trials finished and it trained a third of their median time. So a setting that learns slowly
+        per second is stopped even when it would end well: cheap trials are preferred, as with time
+        as Hyperband's resource.
+        """
+
+        def prune(self, study, trial) -> bool:
+            return _time_median_prunes(optuna, study, trial)
+
+    return TimeMedianPruner()
+
+
+def _time_median_prunes(optuna, study, trial) -> bool:
+    step = trial.last_step
+    if step is None:
+        return False
+    value = trial.intermediate_values[step]
+    if math.isnan(value):
+        return True
+    finished = [t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+                if t.intermediate_values]
+    if len(finished) < 2 or step < _median([max(t.intermediate_values) for t in finished]) / 3:
+        return False  # warming up: a third of a finished trial's time (rl-zoo: a third of its evaluations)
+    reached = [v for v in (value_by(t.intermediate_values, step) for t in finished) if v is not None]
+    reached = [v for v in reached if not math.isnan(v)]
+    if not reached:
+        return False
+    median = _median(reached)
+    maximize = study.direction == optuna.study.StudyDirection.MAXIMIZE
+    return value < median if maximize else value > median
+
+
+def _median(values: list) -> float:
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2

@@ -12,7 +12,7 @@
     trials = 30          ; the budget: finished trials in the study (pruned ones count)
     timeout = 600        ; and/or seconds of this driver
     sampler = tpe        ; tpe (default), random, qmc
-    pruner = median      ; median (default), hyperband, successive-halving, none
+    pruner = median      ; median (default), median-time, hyperband, successive-halving, none
     reports = 4          ; intermediate evaluations per seed during training (0: between seeds only)
     direction = maximize ; or minimize
     parallel = 2         ; trials at once (default: the executor's slots)
@@ -33,7 +33,7 @@ TUNE_KEYS = {"trials", "timeout", "sampler", "pruner", "direction", "parallel", 
 DEFAULT_REPORTS = 4
 MAX_REPORTS = 1000
 SAMPLERS = ("tpe", "random", "qmc")
-PRUNERS = ("median", "hyperband", "successive-halving", "none")
+PRUNERS = ("median", "median-time", "hyperband", "successive-halving", "none")
 DIRECTIONS = ("maximize", "minimize")
 KINDS = ("float", "int", "choice")
 MAX_CHOICES = 100

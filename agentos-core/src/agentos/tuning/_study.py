@@ -27,6 +27,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ..errors import UsageError
+from ._prune import TICKS, make_pruner
 from ._space import DEFAULT_REPORTS
 
 STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "mysql", "mysql+pymysql", "sqlite")
@@ -99,7 +100,7 @@ def _open(optuna, record: dict, storage_obj, create: dict | None):
             raise UsageError(f"no study {record['study']!r} in the storage (give its --storage)") from None
     return optuna.create_study(study_name=record["study"], storage=storage_obj, direction=record["direction"],
                                sampler=_sampler(optuna, record["sampler"], record.get("seed")),
-                               pruner=_pruner(optuna, record["pruner"]), load_if_exists=True)
+                               pruner=make_pruner(optuna, record["pruner"]), load_if_exists=True)
 
 
 def read_record(folder: str) -> dict:
@@ -120,16 +121,6 @@ def read_record(folder: str) -> dict:
 def _sampler(optuna, name: str, seed: int | None):
     return {"tpe": optuna.samplers.TPESampler, "random": optuna.samplers.RandomSampler,
             "qmc": optuna.samplers.QMCSampler}[name](seed=seed)
-
-
-def _pruner(optuna, name: str):
-    if name == "median":  # step = seeds done; compare from the first seed on, once 2 trials finished
-        return optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=0)
-    if name == "hyperband":
-        return optuna.pruners.HyperbandPruner(min_resource=1)
-    if name == "successive-halving":
-        return optuna.pruners.SuccessiveHalvingPruner(min_resource=1)
-    return optuna.pruners.NopPruner()
 
 
 def _driver_id() -> str:
@@ -195,6 +186,12 @@ def _score(result, environments) -> float | None:
     return statistics.fmean(values) if values else None
 
 
+def _training_mean(result, score: float) -> float:
+    """A seed's mean return of its last 100 training episodes (else its score): what workers report."""
+    values = [(t.get("train") or {}).get("last100_mean") for t in result.trials]
+    return statistics.fmean(values) if values and None not in values else score
+
+
 class _Driver:
     def __init__(self, study, space, options, folder, executor, say, storage: str):
         self.study, self.space, self.options, self.folder = study, space, options, folder
@@ -226,7 +223,7 @@ class _Driver:
             return None
         return IntermediateReports(self.storage, self.study.study_name, trial.number, step0=step0,
                                    reports=reports, episodes=self.options.get("episodes"),
-                                   steps=self.options.get("steps"))
+                                   steps=self.options.get("steps"), pruner=self.options["pruner"])
 
     def _run(self, trial) -> None:
         from ._hooks import trial_ended, trial_started
@@ -255,6 +252,7 @@ class _Driver:
                   "on_progress": self._check_stop, "context": context}
         agent, environments = self.options["agents"], self.options["environments"]
         per_seed = self.options["reports"] + 1 if self._watch(trial, 0) else 1
+        timed, step0 = self.options["pruner"] == "median-time", 0  # timed: steps are tenths of a second
 
         def end(state, message: str) -> None:
             trial.set_user_attr("scores", scores)
@@ -265,8 +263,9 @@ class _Driver:
         for index, seed in enumerate(seeds):
             if self.stop.is_set():
                 return  # left running: the next driver queues it again
-            result = run_experiment(agent, environments, seeds=[seed], watch=self._watch(trial, index * per_seed),
-                                    **common)
+            started = time.monotonic()
+            result = run_experiment(agent, environments, seeds=[seed],
+                                    watch=self._watch(trial, step0 if timed else index * per_seed), **common)
             outcome["records"].extend(result.trials)
             if any(t.get("status") == "pruned" for t in result.trials):  # by its worker, during training
                 return end(optuna.trial.TrialState.PRUNED, f"pruned while training seed {seed}")
@@ -275,7 +274,12 @@ class _Driver:
                 return end(optuna.trial.TrialState.FAIL, f"failed (see {rel})")
             scores.append(score)
             trial.set_user_attr("scores", scores)
-            trial.report(statistics.fmean(scores), index * per_seed + per_seed - 1)
+            if timed:  # after every report of its worker (whose clock started later), what it reports
+                step = step0 + int((time.monotonic() - started) * TICKS) + 1
+                step0 = step + 1
+                trial.report(_training_mean(result, score), step)
+            else:
+                trial.report(statistics.fmean(scores), index * per_seed + per_seed - 1)
             if index < len(seeds) - 1 and trial.should_prune():
                 return end(optuna.trial.TrialState.PRUNED, f"pruned after {index + 1} seed(s), score {scores[-1]:.4g}")
         run_experiment(agent, environments, seeds=seeds, **common)  # all done: the point's summary, all seeds
