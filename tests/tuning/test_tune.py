@@ -51,7 +51,7 @@ def agentos(*args, cwd, timeout=120):
 
 def states(folder: str) -> dict[int, tuple[str, float | None, dict]]:
     """The study's trials (none while the driver has not made the study yet)."""
-    from agentos.tuning._study import open_study
+    from agentos.tuning._storage import open_study
 
     try:
         study = open_study(folder)
@@ -148,7 +148,7 @@ def test_a_killed_driver_resumes_without_rerunning_a_finished_trial(tmp_path):
 
 def test_recover_queues_a_dead_drivers_drawn_settings_and_only_fails_a_trial_killed_before_drawing():
     import optuna
-    from agentos.tuning._study import _driver_id, recover
+    from agentos.tuning._recover import _driver_id, recover
 
     study = optuna.create_study(direction="maximize")
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -221,6 +221,10 @@ def test_hostile_search_spaces_are_refused_with_one_line(tmp_path, line, problem
     ("reports = -1\n", "reports must be a whole number from 0 to 1000"),
     ("reports = 1000000\n", "reports must be a whole number from 0 to 1000"),
     ("[search if trainer.beta = 1]\ntrainer.gamma = [float, 0.5, 0.9]\n", "condition needs trainer.beta"),
+    ("pruner = None\n", "pruner must be one of"),
+    ("pruner = null\n", "pruner must be one of"),
+    ("pruner = MEDIAN-TIME\n", "pruner must be one of"),
+    ("pruner =\n", "malformed value for 'pruner': empty value"),
 ])
 def test_hostile_tune_options_are_refused(tmp_path, extra, problem):
     from agentos.tuning import read_search
@@ -382,7 +386,7 @@ def test_time_median_compares_with_what_finished_trials_had_reached_by_then():
 def test_a_worker_asks_the_pruner_the_tune_names(tmp_path, name, kind):
     """The worker loads the study with the tune's pruner (Optuna's default would be a median pruner)."""
     from agentos.tuning._prune import IntermediateReports
-    from agentos.tuning._study import JOURNAL, open_study
+    from agentos.tuning._storage import JOURNAL, open_study
 
     study = open_study(str(tmp_path), create={"study": "s", "direction": "maximize", "sampler": "random",
                                               "seed": 1, "pruner": name})
@@ -392,10 +396,54 @@ def test_a_worker_asks_the_pruner_the_tune_names(tmp_path, name, kind):
     assert type(check.handle.study.pruner).__name__ == kind
 
 
+def test_a_resumed_tune_draws_new_settings_not_the_first_ones_again(tmp_path):
+    path = write(tmp_path, trials=3, parallel=1, alpha="[float, 0.01, 1.0]", extra="sampler = random\npruner = none\n")
+    assert agentos("tune", path, "-j", "1", cwd=tmp_path).returncode == 0
+    Path(path).write_text(Path(path).read_text().replace("trials = 3", "trials = 6"))
+    again = agentos("tune", path, "-j", "1", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    drawn = [p["trainer.alpha"] for _, _, p in states(str(tmp_path / "experiments" / "sweep")).values()]
+    assert len(drawn) == 6 and len(set(drawn)) == 6  # the seeded sampler went on, it did not start over
+
+
+@pytest.mark.parametrize("first, then, problem", [
+    ("pruner = median\n", "pruner = median-time\n", "counts its steps in seconds, but the study 'sweep' has them "
+                                                      "in reports"),
+    ("pruner = median-time\n", "pruner = hyperband\n", "counts its steps in reports, but the study 'sweep' has "
+                                                        "them in seconds"),
+    ("direction = maximize\n", "direction = minimize\n", "already maximizes"),
+])
+def test_a_resume_that_changes_what_the_study_is_is_one_line(tmp_path, first, then, problem):
+    path = write(tmp_path, seeds=2, trials=3, parallel=1, alpha="[float, 0.000001, 0.6, log]", extra=first)
+    assert agentos("tune", path, "-j", "1", cwd=tmp_path).returncode == 0
+    record = (tmp_path / "experiments" / "sweep" / "tune.json").read_text()
+    Path(path).write_text(Path(path).read_text().replace(first, then).replace("trials = 3", "trials = 5"))
+    again = agentos("tune", path, "-j", "1", cwd=tmp_path)
+    assert again.returncode == 2 and problem in again.stderr, again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1 and "Traceback" not in again.stderr
+    assert (tmp_path / "experiments" / "sweep" / "tune.json").read_text() == record  # left as it was
+    assert len(states(str(tmp_path / "experiments" / "sweep"))) == 3  # nothing ran
+
+
+@pytest.mark.parametrize("damage", [b"\x00\xffgarbage{{{\n", None])
+def test_a_damaged_journal_is_one_line_naming_it(tmp_path, damage):
+    path = write(tmp_path, trials=2, parallel=1, extra="pruner = none\n")
+    assert agentos("tune", path, "-j", "1", cwd=tmp_path).returncode == 0
+    journal = tmp_path / "experiments" / "sweep" / "study.journal"
+    if damage is None:  # cut mid-line, as a crash while writing leaves it
+        journal.write_bytes(journal.read_bytes()[:-37])
+    else:
+        journal.write_bytes(journal.read_bytes() + damage)
+    for args in (("tune", path, "-j", "1"), ("tune", "show", "experiments/sweep")):
+        done = agentos(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "study.journal:" in done.stderr and ": damaged" in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
 def test_a_schema_made_by_another_driver_at_the_same_moment_is_retried_not_reported(postgres):
     """PostgreSQL's real answer when a second driver creates the tables a first has just made."""
     import sqlalchemy
-    from agentos.tuning._study import _made_at_once
+    from agentos.tuning._storage import _made_at_once
     from optuna.storages._rdb import models
 
     engine = sqlalchemy.create_engine(postgres)

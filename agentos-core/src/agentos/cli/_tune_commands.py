@@ -110,7 +110,7 @@ def _show(args, folder: str) -> int:
     if args.json:
         print(json.dumps(report, indent=1, default=str))
         return 0
-    from ..tuning._study import read_record
+    from ..tuning._storage import read_record
 
     _print_best(report, read_record(folder)["study"])
     for path in report["plots"]:

@@ -30,6 +30,8 @@ def parse_value(raw: str):
 
 def parse_scalar(text: str):
     text = text.strip()
+    if not text:
+        raise ValueError("empty value")
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
     if text[:1] in "\"'":

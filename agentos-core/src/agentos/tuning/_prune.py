@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import math
 import os
+import statistics
 import time
 
 TICKS = 10  #: ``median-time``'s steps a second
@@ -153,18 +154,12 @@ def _time_median_prunes(optuna, study, trial) -> bool:
         return True
     finished = [t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
                 if t.intermediate_values]
-    if len(finished) < 2 or step < _median([max(t.intermediate_values) for t in finished]) / 3:
+    if len(finished) < 2 or step < statistics.median(max(t.intermediate_values) for t in finished) / 3:
         return False  # warming up: a third of a finished trial's time (rl-zoo: a third of its evaluations)
     reached = [v for v in (value_by(t.intermediate_values, step) for t in finished) if v is not None]
     reached = [v for v in reached if not math.isnan(v)]
     if not reached:
         return False
-    median = _median(reached)
+    median = statistics.median(reached)
     maximize = study.direction == optuna.study.StudyDirection.MAXIMIZE
     return value < median if maximize else value > median
-
-
-def _median(values: list) -> float:
-    values = sorted(values)
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2

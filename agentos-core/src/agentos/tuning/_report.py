@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import UsageError
-from ._study import _optuna, open_study, read_record
+from ._storage import _optuna, open_study, read_record
 
 
 def _finished(study) -> list:

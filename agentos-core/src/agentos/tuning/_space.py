@@ -170,8 +170,8 @@ def read_search(path: str) -> SearchSpace:
                     value = parse_value(entry.raw)
                 except ValueError as exc:
                     raise ConfigError(f"[tune] malformed value for {key!r}: {exc}", path, entry.line) from None
-                if key == "pruner" and value is None:
-                    value = "none"  # (the value parser reads ``none`` as None)
+                if key == "pruner" and value is None and entry.raw.strip() == "none":
+                    value = "none"  # (the value parser reads ``none`` as None; ``None`` or ``null`` is no pruner)
                 if message := _option_problem(key, value):
                     raise ConfigError(f"[tune] {message}", path, entry.line)
                 options[key] = value

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import statistics
 import sys
 import threading
@@ -27,144 +26,13 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ..errors import UsageError
-from ._prune import TICKS, make_pruner
+from ._prune import TICKS
+from ._recover import _driver_id, recover
 from ._space import DEFAULT_REPORTS
+from ._storage import JOURNAL, TUNE_RECORD, _optuna, _sampler, check_storage, open_study
 
-STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "mysql", "mysql+pymysql", "sqlite")
-JOURNAL = "study.journal"
-TUNE_RECORD = "tune.json"
 DEFAULT_TRIALS = 20
 MAX_ENQUEUED = 10_000  #: settings a tune may be given to try first
-
-
-def _optuna():
-    try:
-        import optuna
-    except ImportError:
-        raise UsageError("tune needs Optuna: pip install 'agentos-core[tune]'") from None
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    return optuna
-
-
-def check_storage(url: str) -> str:
-    """A database URL for Optuna's RDB storage: only the allowlisted schemes (one clear line otherwise)."""
-    scheme = url.partition("://")[0].lower() if "://" in url else ""
-    if scheme not in STORAGE_SCHEMES:
-        raise UsageError(f"--storage {scheme or url!r}: give a database URL ({', '.join(STORAGE_SCHEMES[:1])}://"
-                         f"user@host/db, mysql://..., sqlite:///file.db)")
-    return url
-
-
-def open_study(folder: str, storage: str | None = None, *, create: dict | None = None):
-    """The study of a tune folder (``create``: its name and direction, for a new one)."""
-    optuna = _optuna()
-    if storage is None:
-        from optuna.storages.journal import JournalFileBackend, JournalStorage
-
-        backend = JournalFileBackend(os.path.join(folder, JOURNAL))
-        storage_obj = JournalStorage(backend)
-    else:
-        storage_obj = check_storage(storage)
-    record = create or read_record(folder)
-    for attempt in range(5):
-        try:
-            return _open(optuna, record, storage_obj, create)
-        except Exception as exc:
-            if _made_at_once(exc) and attempt < 4:  # two drivers made the tables at once: the next try finds them
-                time.sleep(0.5 * (attempt + 1))
-                continue
-            if isinstance(exc, ImportError):
-                raise UsageError(f"--storage needs the database's driver (PostgreSQL: pip install psycopg2-binary "
-                                 f"and postgresql+psycopg2://...): {exc}") from None
-            if type(exc).__module__.startswith("sqlalchemy"):  # cannot connect, no such database, bad password
-                raise UsageError(f"--storage: {str(exc).splitlines()[0]}") from None
-            raise
-
-
-# PostgreSQL's answers when two drivers create one schema at once: unique_violation (a catalog row),
-# duplicate_table, duplicate_object (an enum type).
-_RACE_CODES = frozenset({"23505", "42P07", "42710"})
-
-
-def _made_at_once(exc: Exception) -> bool:
-    if type(exc).__name__ == "IntegrityError":
-        return True
-    return getattr(getattr(exc, "orig", None), "pgcode", None) in _RACE_CODES
-
-
-def _open(optuna, record: dict, storage_obj, create: dict | None):
-    if create is None:
-        try:
-            return optuna.load_study(study_name=record["study"], storage=storage_obj)
-        except KeyError:
-            raise UsageError(f"no study {record['study']!r} in the storage (give its --storage)") from None
-    return optuna.create_study(study_name=record["study"], storage=storage_obj, direction=record["direction"],
-                               sampler=_sampler(optuna, record["sampler"], record.get("seed")),
-                               pruner=make_pruner(optuna, record["pruner"]), load_if_exists=True)
-
-
-def read_record(folder: str) -> dict:
-    path = os.path.join(folder, TUNE_RECORD)
-    try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except FileNotFoundError:
-        raise UsageError(f"{folder}: not a tune folder (no {TUNE_RECORD}; run: agentos tune FILE)") from None
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: unreadable: {exc}") from None
-    keys = {"study": str, "direction": str, "agent": str, "environments": list, "settings": dict}
-    if not isinstance(record, dict) or any(not isinstance(record.get(k), t) for k, t in keys.items()):
-        raise UsageError(f"{path}: malformed tune record")
-    return record
-
-
-def _sampler(optuna, name: str, seed: int | None):
-    return {"tpe": optuna.samplers.TPESampler, "random": optuna.samplers.RandomSampler,
-            "qmc": optuna.samplers.QMCSampler}[name](seed=seed)
-
-
-def _driver_id() -> str:
-    """This process: host, pid and start time (so a reused pid is not taken for a live driver)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid())}"
-
-
-def _start_time(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rpartition(")")[2].split()[19]
-    except (OSError, IndexError):
-        return ""
-
-
-def _driver_dead(driver: str) -> bool:
-    host, _, rest = str(driver).partition(":")
-    pid, _, started = rest.partition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False  # another machine's driver: left alone
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return _start_time(int(pid)) != started
-
-
-def recover(study) -> list[int]:
-    """Trials left running by a dead driver of this machine: failed, and their settings queued again.
-
-    A trial killed before any setting was drawn is only failed: the next trial draws afresh anyway (one
-    killed halfway through drawing is queued with what it drew; the rest is drawn again).
-    """
-    optuna = _optuna()
-    requeued = []
-    for trial in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        if _driver_dead(trial.user_attrs.get("driver", "")):
-            study._storage.set_trial_state_values(trial._trial_id, optuna.trial.TrialState.FAIL)
-            if trial.params:
-                study.enqueue_trial(dict(trial.params), user_attrs={"retry_of": trial.number})
-                requeued.append(trial.number)
-    return requeued
 
 
 def point_folder(settings: dict) -> str:
@@ -289,6 +157,29 @@ class _Driver:
         self.say(f"trial {trial.number}: {value:.4g} {json.dumps(trial.params, sort_keys=True)}")
 
 
+STEPS_ATTR = "agentos.steps"  #: what a study's steps count: "reports", or "seconds" (tenths, median-time)
+
+
+def _check_resumed(study, record: dict, file: str) -> None:
+    """A study resumed by a file that asks what it cannot give: one line. Its sampler, seeded, draws on
+    from where the study is (the seed plus its trials; a new driver would draw the same points again)."""
+    direction = study.direction.name.lower()
+    if direction != record["direction"]:
+        raise UsageError(f"{file}: [tune] direction = {record['direction']}, but the study {study.study_name!r} "
+                         f"already {direction[:8]}s: give the experiment a new name for a new study")
+    unit = "seconds" if record["pruner"] == "median-time" else "reports"
+    trials = study.get_trials(deepcopy=False)
+    had = study.user_attrs.get(STEPS_ATTR) or ("reports" if any(t.intermediate_values for t in trials) else None)
+    if had not in (None, unit):
+        raise UsageError(f"{file}: [tune] pruner = {record['pruner']} counts its steps in {unit}, but the study "
+                         f"{study.study_name!r} has them in {had}: give the experiment a new name for a new study")
+    if had is None:
+        study.set_user_attr(STEPS_ATTR, unit)
+    if trials and record.get("seed") is not None:
+        optuna = _optuna()
+        study.sampler = _sampler(optuna, record["sampler"], (record["seed"] + len(trials)) % 2**32)
+
+
 def _check_settings(options: dict, space) -> None:
     """Every searched setting is one the agent has (a usage error before the study starts, else)."""
     from ..experiments import plan
@@ -356,8 +247,9 @@ def tune(file: str, *, storage: str | None = None, trials: int | None = None, ti
               "pruner": space.options.get("pruner", "median"),
               "agent": options["agents"][0], "environments": options["environments"],
               "settings": options["settings"], "storage": "journal" if storage is None else "database"}
-    write_file(folder, TUNE_RECORD, json.dumps(record, indent=1), durable=True)
     study = open_study(folder, storage, create=record)
+    _check_resumed(study, record, file)
+    write_file(folder, TUNE_RECORD, json.dumps(record, indent=1), durable=True)
     say = (lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if requeued := recover(study):
         say(f"queued again (their driver died): trials {', '.join(map(str, requeued))}")
