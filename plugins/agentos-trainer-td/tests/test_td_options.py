@@ -92,7 +92,7 @@ def test_coherence_rates_are_the_ratio_of_signed_to_absolute_errors():
     expected = 0.0
     for error, rate in ((2.0, 1.0), (-1.0, 1.0), (0.5, 1 / 3)):  # rate = |E| / A before the update
         weight_indices(board, net, indices)
-        _learn(indices, error, 0.1, True, policy.weights, signed, absolute)
+        _learn(indices.reshape(1, 1, 8), 0, 0, 8, error, 0.1, True, policy.weights, signed, absolute)
         expected += 0.1 * rate * error
         assert policy.weights[read] == pytest.approx(np.full(8, expected))
     assert signed[read] == pytest.approx(np.full(8, 1.5)) and absolute[read] == pytest.approx(np.full(8, 3.5))

@@ -34,11 +34,11 @@ def _found_total(rows, found, a, default, features):
 
 
 @njit(inline=True)
-def _learn(indices, error, step, coherent, weights, signed, absolute):
-    """Move every weight at ``indices`` by ``step * error`` (TC: :func:`coherent_step`), one after another,
-    as :func:`~agentos_policy_ntuple.network.add` does."""
-    for k in range(indices.shape[0]):
-        i = indices[k]
+def _learn(found, buf, row, features, error, step, coherent, weights, signed, absolute):
+    """Move every weight at ``found[buf, row, :features]`` by ``step * error`` (TC: :func:`coherent_step`),
+    one after another, as :func:`~agentos_policy_ntuple.network.add` does."""
+    for k in range(features):
+        i = found[buf, row, k]
         if coherent:  # float64 in numba and in plain Python alike
             weights[i], signed[i], absolute[i] = coherent_step(
                 float(weights[i]), float(signed[i]), float(absolute[i]), step, error)
@@ -47,21 +47,23 @@ def _learn(indices, error, step, coherent, weights, signed, absolute):
 
 
 @njit(inline=True)
-def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, indices):
-    """One game on rng ``slot``, learned online: (moves, score, largest exponent); moves -1 as soon as
+def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, both):
+    """One game on rng slot ``slot``, learned online: (moves, score, largest exponent); moves -1 as soon as
     a TD error is not a finite number.  Each turn finds the four afterstates' weights first and reads
-    them after, together (their reads from memory overlap); the chosen one's indices, kept in
-    ``indices``, serve its update a turn later."""
+    them after, together (their reads from memory overlap).  ``both`` holds two turns' findings
+    (``[2, 4, features + 2]``: the indices, then afterstate and points), used in turn: the chosen
+    afterstate's indices serve its update a turn later where they were found, never copied."""
     default, weights = net[0], net[1]
     rows = weights.reshape((weights.shape[0], 1))  # read as the episode learner reads its rows
-    features = indices.shape[0]
-    found = np.empty((4, features + 2), dtype=np.uint64)  # the indices, then afterstate and points
+    features = both.shape[2] - 2
     board = new_board(states, slot)
     moves = 0
     score = 0
     previous_value = 0.0
     started = False
+    buf, chosen = 0, 0  # this turn's findings; the row of the afterstate chosen a turn before (in 1 - buf)
     while True:
+        found = both[buf]
         for action in range(4):
             after, points = move(board, action, tables)
             found[action, features], found[action, features + 1] = after, points
@@ -81,19 +83,17 @@ def play_and_learn(states, slot, step, coherent, net, signed, absolute, tables, 
             error = best_value - previous_value
             if not np.isfinite(error):
                 return -1, score, 0
-            _learn(indices, error, step, coherent, weights, signed, absolute)
-        for k in range(features):
-            indices[k] = found[best, k]
+            _learn(both, 1 - buf, chosen, features, error, step, coherent, weights, signed, absolute)
+        buf, chosen = 1 - buf, best
         previous_value, started = best_value - best_points, True
         score += best_points
         board = spawn(best_after, states, slot)
         moves += 1
     if started:
-        found[0, :features] = indices
-        error = -_found_total(rows, found, 0, default, features)
+        error = -_found_total(rows, both[1 - buf], chosen, default, features)
         if not np.isfinite(error):
             return -1, score, 0
-        _learn(indices, error, step, coherent, weights, signed, absolute)
+        _learn(both, 1 - buf, chosen, features, error, step, coherent, weights, signed, absolute)
     return moves, score, max_exponent(board)
 
 
@@ -109,12 +109,12 @@ def train_games(
     are the TC accumulators (used only when ``coherent``).
     """
     features = 8 * net[3].shape[0]
-    indices = np.empty(features, dtype=np.int64)
+    both = np.empty((2, 4, features + 2), dtype=np.uint64)
     step = alpha / features
     moves = 0
     played = 0
     while played < games and moves < budget:
-        made, score, top = play_and_learn(states, 0, step, coherent, net, signed, absolute, tables, indices)
+        made, score, top = play_and_learn(states, 0, step, coherent, net, signed, absolute, tables, both)
         if made < 0:
             return -1, played
         scores[played] = score
