@@ -72,6 +72,9 @@ class ProcessPool(Executor):
         if terminate is not None:
             terminate()
             return
+        calls = getattr(self._pool, "_call_queue", None)
+        if calls is not None:  # its feeder may be blocked on a pipe no worker reads: never wait for it
+            calls.cancel_join_thread()  # (CPython gh-94777: the pool's exit joined it and hung)
         for process in list((getattr(self._pool, "_processes", None) or {}).values()):
             process.terminate()
 
