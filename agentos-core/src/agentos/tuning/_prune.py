@@ -87,15 +87,21 @@ class _Checker:
         used = self.episodes if self.spec.episodes is not None else self.steps
         word = None
         while self.done < len(self.marks) and used >= self.marks[self.done] and word is None:
-            value = sum(self.returns) / len(self.returns)
             try:
-                self.handle.report(value if math.isfinite(value) else float("nan"), self.spec.step0 + self.done)
-                word = "pruned" if self.handle.should_prune() else None
+                word = _report(self.handle, self.returns, self.spec.step0 + self.done)
             except Exception:  # the storage went away: training goes on, the driver decides between seeds
                 self.done = len(self.marks)
                 return None
             self.done += 1
         return word
+
+
+def _report(handle, returns, step: int) -> str | None:
+    """Report the mean of ``returns`` at ``step`` and ask the pruner: "pruned" or None (raises when the
+    storage went away)."""
+    value = sum(returns) / len(returns)
+    handle.report(value if math.isfinite(value) else float("nan"), step)
+    return "pruned" if handle.should_prune() else None
 
 
 class _TimeChecker:
@@ -112,11 +118,8 @@ class _TimeChecker:
         if now - self.last < 1.0:
             return None
         self.last = now
-        value = sum(self.returns) / len(self.returns)
         try:
-            self.handle.report(value if math.isfinite(value) else float("nan"),
-                               self.spec.step0 + int((now - self.started) * TICKS))
-            return "pruned" if self.handle.should_prune() else None
+            return _report(self.handle, self.returns, self.spec.step0 + int((now - self.started) * TICKS))
         except Exception:  # the storage went away: training goes on, the driver decides between seeds
             self.last = math.inf
             return None
