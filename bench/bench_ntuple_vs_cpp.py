@@ -7,7 +7,10 @@
   are handed over with their cells in ziap's order). Rounds alternate the two.
 * ``td0``: plain TD(0) moves/s, alpha 0.1, ``--blocks`` blocks of ``--block-games`` games from an empty
   network. With ``--tdl2048 DIR`` (a checkout of moporgic/TDL2048), its ``./2048 -n 4x6patt -t BxG
-  -a 0.1`` (built here with its makefile) trains the same blocks, and its ``ops`` are read.
+  -a 0.1`` (built here with its makefile) trains the same blocks, and its ``ops`` are read. Both start
+  with every page of their weights written: TDL2048+ zeroes its tables (``new[]()``) before its clock, and
+  AgentOS's zeroed weights are written once before the first block (NumPy's zeros are mapped lazily, and
+  the first block would otherwise pay the page faults, 0.4-0.6 s of it).
 * ``recipe``: moves/s of ziap's recipe (TD(lambda = 0.5), TC, restarts, alpha 1.0; restart segments
   counted), one thread, ``--seconds`` after the training above; ziap's own figure (0.55-0.59 M on this
   machine, docs/benchmarks.md) is not rerun: its trainer reports first segments only.
@@ -122,6 +125,7 @@ def agentos_td0(blocks: int, games: int) -> dict:
     from agentos_trainer_td.kernels import train_games
 
     tables, policy = move_tables(), NTuplePolicy()
+    policy.weights.fill(0.0)  # fault every page in before the clock, as TDL2048+'s new[]() does
     unused, out = np.zeros(1, np.float32), [np.zeros(games, np.int64) for _ in range(3)]
     warm = NTuplePolicy(tuples="0 1 2 3")  # compile or load the cache outside the clock
     train_games(seed_states(1, 1), 1, NO_BUDGET, 0.1, False, warm.network, unused, unused, tables, *out)

@@ -130,19 +130,21 @@ print(json.dumps({"pure": k.move.__class__.__name__ == "function", "moves": move
 """
 
 
-def _probe(pure: bool) -> dict:
-    env = {key: value for key, value in os.environ.items() if key != "AGENTOS_2048_PURE"}
+def _probe(pure: bool, bmi2: bool = True) -> dict:
+    env = {key: value for key, value in os.environ.items() if key not in ("AGENTOS_2048_PURE", "AGENTOS_2048_NO_PEXT")}
     if pure:
         env["AGENTOS_2048_PURE"] = "1"
+    if not bmi2:
+        env["AGENTOS_2048_NO_PEXT"] = "1"
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 def test_plain_python_path_gives_identical_boards_games_and_env_steps():
-    compiled, pure = _probe(False), _probe(True)
-    assert not compiled.pop("pure") and pure.pop("pure")
-    assert compiled == pure
+    compiled, pure, without_bmi2 = _probe(False), _probe(True), _probe(False, bmi2=False)
+    assert not compiled.pop("pure") and pure.pop("pure") and not without_bmi2.pop("pure")
+    assert compiled == pure == without_bmi2  # spawns by pdep (where fast) and by the loop pick the same cells
     assert max(compiled["games"][2]) > 50  # whole games were played
 
 
@@ -157,6 +159,20 @@ def test_compiles_without_a_writable_cache():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["CPUDispatcher", "True"]
+
+
+def test_popcount_and_nth_bit_agree_with_counting_and_clearing_bits():
+    rng = np.random.default_rng(11)
+    high, low = rng.integers(0, 2**63, 300, dtype=np.uint64), rng.integers(0, 2, 300, dtype=np.uint64)
+    masks = list(high << np.uint64(1) | low)
+    masks += [np.uint64(0), np.uint64(2**64 - 1), np.uint64(0x1111111111111111), np.uint64(2**63)]
+    for mask in masks:
+        bits = [b for b in range(64) if int(mask) >> b & 1]
+        assert int(kernels.popcount(mask)) == kernels.count_bits(mask) == len(bits)
+        for k in {0, len(bits) // 2, max(len(bits) - 1, 0), min(len(bits), 63)}:
+            expected = 1 << bits[k] if k < len(bits) else 0
+            with np.errstate(over="ignore"):  # plain Python: ~0 + 1 wraps, as in the compiled code
+                assert int(kernels.nth_bit(mask, np.uint64(k))) == expected, (hex(int(mask)), k)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from agentos_env_2048._bits import nth_bit, popcount
 from agentos_env_2048._jit import njit
 from agentos_env_2048._tables import get_tables
 
@@ -144,11 +145,7 @@ def empty_cells(board):
 @njit(inline=True)
 def count_bits(mask):
     """Number of set bits."""
-    count = 0
-    while mask:
-        mask &= mask - _S1
-        count += 1
-    return count
+    return int(popcount(mask))
 
 
 @njit(inline=True)
@@ -187,10 +184,7 @@ def spawn(board, state, slot):
     """Put a 2 (p=0.9) or a 4 into a uniformly chosen empty cell of ``board``."""
     empty = empty_cells(board)
     draw = next_random(state, slot)
-    skip = ((draw >> _S32) * _U(count_bits(empty))) >> _S32
-    for _ in range(int(skip)):
-        empty &= empty - _S1
-    cell = empty & (~empty + _S1)
+    cell = nth_bit(empty, ((draw >> _S32) * popcount(empty)) >> _S32)
     if (draw & _LOW32) < _FOUR_BELOW:
         cell <<= _S1
     return board | cell

@@ -23,7 +23,10 @@ Kernels compiled by ``numba.njit(cache=True)`` (callable from your own :func:`nj
 from plain Python): :func:`move` → ``(afterstate, points)``; :func:`transpose`, :func:`mirror`, :func:`rotate180` → a
 board; :func:`symmetries` → the 8 symmetric boards in the n-tuple kernels' order (``rotate180`` and
 ``symmetries`` added in 1.6); :func:`empty_cells` → a mask with bit 0 of every empty nibble set;
-:func:`count_bits` → int; :func:`has_legal_move` → bool; :func:`max_exponent` → int; :func:`max_tile` →
+:func:`count_bits` → int; :func:`popcount` → the same as a uint64 (one instruction) and :func:`nth_bit` → the
+``k``-th lowest set bit of a mask alone (BMI2's ``pdep`` where ``FAST_BMI2``, the processor's ``pext``/``pdep`` being
+fast: Intel since Haswell, AMD since Zen 3; both added in 1.7); :func:`has_legal_move` → bool;
+:func:`max_exponent` → int; :func:`max_tile` →
 the largest tile's value (e.g. 2048); :func:`next_random` → the next uint64 of a slot; :func:`spawn` → the board with a
 new 2 (p = 0.9) or 4 in a uniform empty cell; :func:`new_board` → a starting board (two tiles);
 :func:`env_step` → ``(board, points, legal, terminated, top exponent)`` of one ``Game2048Env.step``;
@@ -42,6 +45,7 @@ instructions, which keep the memory reads of one call from overlapping the next)
 
 from __future__ import annotations
 
+from agentos_env_2048._bits import FAST_BMI2, nth_bit, popcount
 from agentos_env_2048._jit import njit
 from agentos_env_2048._kernels import (
     board_from_cells,
@@ -71,6 +75,7 @@ from agentos_env_2048._kernels import (
 from agentos_env_2048._tables import MAX_EXPONENT, ROW_MASK, Tables, get_tables
 
 __all__ = [
+    "FAST_BMI2",
     "MAX_EXPONENT",
     "ROW_MASK",
     "Tables",
@@ -90,6 +95,8 @@ __all__ = [
     "new_board",
     "next_random",
     "njit",
+    "nth_bit",
+    "popcount",
     "random_games",
     "rotate180",
     "row_tables",

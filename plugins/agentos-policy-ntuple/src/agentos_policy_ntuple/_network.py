@@ -141,7 +141,8 @@ def _default_value(board, weights, base):
     for symmetry in range(8):
         i0, i1, i2, i3 = default_indices(boards[symmetry])
         i0, i1, i2, i3 = i0 + base, i1 + base, i2 + base, i3 + base
-        # float(): sum in float64 in numba and plain Python alike
+        # numba's float() keeps float32: a symmetry's four weights add in float32 there, in float64 in plain
+        # Python (the two agree to float32 rounding); the symmetries' sums add in float64 in both
         total += float(weights[i0]) + float(weights[i1]) + float(weights[i2]) + float(weights[i3])
     return total
 

@@ -1,37 +1,15 @@
 """x86's ``pext`` (BMI2: gather the bits of a mask into the low bits) for the n-tuple kernels, where it is fast.
 
-``FAST_PEXT`` is True when numba compiles for a processor with BMI2 whose ``pext`` is one cycle a result:
-Intel since Haswell and AMD since Zen 3 (on Zen 1 and 2 it is microcode, tens of cycles; ``znver1``/``znver2``
-are left out). Numba's ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES`` (a portable cache) are respected: a named
-processor uses ``pext`` only when the features say ``+bmi2``. ``AGENTOS_2048_NO_PEXT=1`` turns it off; with
-``AGENTOS_2048_PURE=1`` (plain Python) it is off. Where it is off, the kernels compute the same indices with
-shifts and masks (``pext`` keeps the cells in their board order, which is the order of the default tuples).
+``FAST_PEXT`` is :data:`agentos_env_2048.kernels.FAST_BMI2`: True when numba compiles for a processor with BMI2
+whose ``pext`` is one cycle a result (Intel since Haswell, AMD since Zen 3; numba's ``NUMBA_CPU_NAME``/
+``NUMBA_CPU_FEATURES`` respected; off with ``AGENTOS_2048_NO_PEXT=1`` or ``AGENTOS_2048_PURE=1``). Where it is
+off, the kernels compute the same indices with shifts and masks (``pext`` keeps the cells in their board order,
+which is the order of the default tuples).
 """
 
 from __future__ import annotations
 
-import os
-
-_SLOW = frozenset({"znver1", "znver2", "bdver1", "bdver2", "bdver3", "bdver4", "btver2"})
-
-
-def _fast_pext() -> bool:
-    if os.environ.get("AGENTOS_2048_PURE") or os.environ.get("AGENTOS_2048_NO_PEXT"):
-        return False
-    try:
-        import numba
-        from llvmlite import binding
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return False
-    name = numba.config.CPU_NAME or "host"
-    if name == "host":
-        name, bmi2 = binding.get_host_cpu_name(), bool(binding.get_host_cpu_features().get("bmi2"))
-    else:
-        bmi2 = "+bmi2" in (numba.config.CPU_FEATURES or "").split(",")
-    return bmi2 and name not in _SLOW
-
-
-FAST_PEXT = _fast_pext()
+from agentos_env_2048.kernels import FAST_BMI2 as FAST_PEXT
 
 if FAST_PEXT:
     from llvmlite import ir

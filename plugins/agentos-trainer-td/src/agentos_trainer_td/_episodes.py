@@ -31,7 +31,16 @@ from agentos_env_2048.kernels import max_exponent, move, new_board, njit, spawn
 from agentos_policy_ntuple.network import stage_base
 
 from agentos_trainer_td._jit import njit_nogil
-from agentos_trainer_td._rows import find_rows, found_value, promoted_row, promoted_total, row_indices, rows_total
+from agentos_trainer_td._rows import (
+    default_layout,
+    default_rows_value,
+    find_rows,
+    found_value,
+    promoted_row,
+    promoted_total,
+    row_indices,
+    rows_total,
+)
 from agentos_trainer_td._td import coherent_step
 
 _RESTART_ABOVE = 10
@@ -70,10 +79,32 @@ def learn(path, points, n, lam, step, coherent, rows, layout, size, bounds, indi
 
 
 @njit(inline=True)
+def _greedy_direct(board, rows, size, bounds, tables):
+    """:func:`_greedy` for the default tuples without promotion, the same choices bit for bit: each afterstate
+    is valued as its indices are computed, which ran the preset's learner 15-25% faster than finding every
+    afterstate's rows first (one thread, this machine)."""
+    best, best_value, best_after, best_points = -1, -np.inf, board, np.uint64(0)
+    for action in range(4):
+        after, points = move(board, action, tables)
+        if after == board:
+            continue
+        if bounds.shape[0] == 0:  # one stage: no base to find (finding it cost 10% of the learner's time)
+            v = points + default_rows_value(rows, after, 0)
+        else:
+            v = points + default_rows_value(rows, after, stage_base(after, bounds, size))
+        if v > best_value:
+            best, best_value, best_after, best_points = action, v, after, points
+    return best, best_after, best_points
+
+
+@njit(inline=True)
 def _greedy(board, rows, layout, size, bounds, tables, found, promote):
-    """The greedy move from ``board``: (action or -1, afterstate, points).  Every afterstate's rows are
-    found first, into ``found`` ((4, features + 3): the rows, then afterstate, points and stage base), and
-    read after, together: the four valuations' reads from memory overlap instead of waiting in turn."""
+    """The greedy move from ``board``: (action or -1, afterstate, points).  The default tuples without
+    promotion are valued as their indices are computed (:func:`_greedy_direct`).  Otherwise every afterstate's
+    rows are found first, into ``found`` ((4, features + 3): the rows, then afterstate, points and stage
+    base), and read after, together."""
+    if default_layout(layout) and not promote:
+        return _greedy_direct(board, rows, size, bounds, tables)
     features = found.shape[1] - 3
     for action in range(4):
         after, points = move(board, action, tables)

@@ -140,6 +140,25 @@ def found_value(rows, found, a, layout):
     return sequential_total(rows, found, a, found.shape[1] - 3)
 
 
+@njit(inline=True)
+def default_rows_value(rows, board, base):
+    """The default tuples' value of ``board`` from the rows of the stage at ``base``, each index read as it is
+    computed (no rows found first); summed as :func:`grouped_total` sums them."""
+    base = _U(base)
+    boards = symmetries(_U(board))
+    total = 0.0
+    for symmetry in range(8):
+        i0, i1, i2, i3 = default_indices(boards[symmetry])
+        total += (float(rows[base + i0, 0]) + float(rows[base + i1, 0])
+                  + float(rows[base + i2, 0]) + float(rows[base + i3, 0]))
+    return total
+
+
+def default_layout(layout) -> bool:
+    """Whether ``layout`` is the default tuples' (known when compiling: the other branch is dropped)."""
+    return isinstance(layout, int | np.integer)
+
+
 def _typed() -> None:
     """Inside compiled code the functions above are chosen by the type of ``layout``."""
     if os.environ.get("AGENTOS_2048_PURE"):
@@ -158,6 +177,11 @@ def _typed() -> None:
         if isinstance(layout, types.Integer):
             return lambda board, layout, base, found, a: _default_found(board, base, found, a)
         return lambda board, layout, base, found, a: _any_found(board, layout, base, found, a)
+
+    @overload(default_layout)
+    def _default_layout(layout):
+        default = isinstance(layout, types.Integer)
+        return lambda layout: default
 
     @overload(found_value)
     def _found_value(rows, found, a, layout):
