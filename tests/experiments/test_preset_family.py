@@ -110,3 +110,20 @@ def test_a_family_preset_counts_as_installed_and_reinstalling_the_default_says_n
     result = _record(str(ini), "preset", "zoo_sac_pendulum_v1", Art, entry, True, {}, False,
                      threading.Event(), lambda: "")
     assert not any("not installed" in note for note in result["notes"]), result["notes"]
+
+
+def test_an_agent_ini_of_a_preset_alone_takes_the_environment_the_preset_is_for(tmp_path):
+    """A folder whose agent.ini names only a preset gets the preset's environment; a preset for no one
+    environment still asks for one, in one line."""
+    from agentos.core._presets import expand_preset
+    from agentos.errors import ConfigError
+
+    ini = tmp_path / "agent.ini"
+    ini.write_text("[preset]\ndefault = zoo_sac_pendulum_v1\n")
+    config = expand_preset(AgentConfig.load(str(ini)))
+    assert config.default("environment") == "gymnasium" and config.default("policy") == "sb3"
+    ini.write_text("[environment]\ndefault = corridor\n\n[preset]\ndefault = zoo_sac_pendulum_v1\n")
+    assert expand_preset(AgentConfig.load(str(ini))).default("environment") == "corridor"  # agent.ini's wins
+    ini.write_text("[preset]\ndefault = random\n")
+    with pytest.raises(ConfigError, match=r"needs an environment \(\[environment\] default = NAME\)"):
+        expand_preset(AgentConfig.load(str(ini)))

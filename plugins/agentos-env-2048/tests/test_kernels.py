@@ -203,3 +203,21 @@ def test_rotate180_and_symmetries_are_the_eight_turns_and_flips_in_the_kernels_o
             turned = kernels.mirror(chain[-1]) if step % 2 == 0 else kernels.transpose(chain[-1])
             chain.append(np.uint64(turned))  # (a Python int below 2**63 would be compiled for as an int64)
         assert [int(b) for b in kernels.symmetries(board)] == [int(b) for b in chain]
+
+
+def test_symmetries_take_the_python_ints_that_compiled_kernels_hand_back():
+    """numba returns a uint64 board to Python as an int, and compiles for an int below 2**63 as an int64,
+    whose right shifts copy the sign bit: the turns and flips take it as the uint64 it stands for. (An int of
+    2**63 or more does not reach them: numba's dispatcher refuses it; pass ``np.uint64(board)``.)"""
+    tried = 0
+    for cells in random_boards(300, seed=6):
+        board = kernels.board_from_cells(cells)
+        plain = int(board)
+        if plain >= 2**63:
+            continue
+        tried += 1
+        assert int(kernels.rotate180(plain)) == int(kernels.rotate180(board))
+        assert int(kernels.mirror(plain)) == int(kernels.mirror(board))
+        assert int(kernels.transpose(plain)) == int(kernels.transpose(board))
+        assert [int(b) for b in kernels.symmetries(plain)] == [int(b) for b in kernels.symmetries(board)]
+    assert tried > 100

@@ -43,9 +43,6 @@ def test_agentos_train_with_the_preset_then_run_with_search(tmp_path, monkeypatc
         [agentos]
         runs = runs
 
-        [environment]
-        default = 2048
-
         [preset]
         default = ntuple_2048_master
 

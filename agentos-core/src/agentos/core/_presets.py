@@ -191,6 +191,13 @@ def environment_in_the_way(config, name: str) -> tuple[str | None, str] | None:
     return current, preset.environment
 
 
+def preset_environment(preset: Preset) -> str | None:
+    """The environment a preset is for: its ``environment``, else the only one of its ``environments``."""
+    if preset.environment:
+        return preset.environment
+    return next(iter(preset.environments)) if len(preset.environments) == 1 else None
+
+
 def expand_preset(config):
     """Fill an agent.ini's missing components from its ``[preset] default = NAME`` (in memory only).
 
@@ -201,11 +208,14 @@ def expand_preset(config):
     from ..errors import ConfigError
 
     name = config.default("preset")
-    environment = config.default("environment")
+    preset = load_preset(name)
+    environment = config.default("environment") or preset_environment(preset)
     if not environment:
         raise ConfigError(f"[preset] default = {name} needs an environment ([environment] default = NAME)",
                           config.path)
-    preset = load_preset(name)
+    if not config.default("environment"):
+        config.document.set("environment", "default", environment)
+        config._validate()
     section = config.component("preset", name)
     settings = apply_settings(preset, environment, section.kwargs() if section else {})
     wanted = [("environment", environment)] + [(kind, comp) for kind, (comp, _) in preset.components.items()]

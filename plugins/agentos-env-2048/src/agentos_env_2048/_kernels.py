@@ -59,12 +59,14 @@ def _swap_nibbles(board):
 @njit(inline=True)
 def transpose(board):
     """Swap rows and columns (two delta swaps)."""
+    board = _U(board)  # a Python int compiles as an int64, whose right shifts copy the sign bit
     return _delta_swap(_delta_swap(board, _S12, _CELLS_12_APART), _S24, _BYTES_24_APART)
 
 
 @njit(inline=True)
 def mirror(board):
     """Reverse every row (left-right flip)."""
+    board = _U(board)
     return _swap_nibbles(_delta_swap(board, _S8, _BYTE_PAIRS))  # each row's two bytes, then each byte's cells
 
 
@@ -96,7 +98,7 @@ _byteswap = _compiled_byteswap()
 @njit(inline=True)
 def rotate180(board):
     """Turn the board half a turn: its 16 cells in reverse order (a byte swap, then each byte's two cells)."""
-    return _swap_nibbles(_byteswap(board))
+    return _swap_nibbles(_byteswap(_U(board)))
 
 
 @njit(inline=True)
@@ -104,6 +106,7 @@ def symmetries(board):
     """The 8 symmetric boards in the order the n-tuple kernels sum them: ``board``, then mirror and transpose in
     turn (``m(b)``, ``t(m(b))``, ``m(t(m(b)))``, ...); the last four are the first four turned half a turn
     (a half turn commutes with every symmetry of the square), which costs fewer operations."""
+    board = _U(board)
     s1 = mirror(board)
     s2 = transpose(s1)
     s3 = mirror(s2)
