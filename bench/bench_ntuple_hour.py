@@ -45,6 +45,17 @@ def load_policy(run: Path, quantize: str = ""):
     ini.read(run / "agent.ini")
     settings = {k: v for k, v in ini["policy.ntuple"].items() if k != "package"} if ini.has_section(
         "policy.ntuple") else {}
+    if ini.has_option("preset", "default"):  # a folder holding a preset: its settings, [preset.NAME]'s applied
+        from agentos.config import AgentConfig
+        from agentos.experiments import agent_ini_text, load_preset
+
+        name = ini["preset"]["default"].strip()
+        section = f"preset.{name}"
+        overrides = {k: v for k, v in ini[section].items() if k != "package"} if ini.has_section(section) else {}
+        environment = ini.get("environment", "default", fallback="2048").strip()
+        expanded = AgentConfig.from_text(agent_ini_text(load_preset(name), environment, overrides))
+        component = expanded.component("policy", "ntuple")
+        settings = {**(component.kwargs() if component else {}), **settings}  # agent.ini's own section wins
     keep = {"tuples", "stage_tiles", "initial_value"}
     policy = NTuplePolicy(**{k: v for k, v in settings.items() if k in keep})
     checkpoint = record.get("checkpoint") or ""

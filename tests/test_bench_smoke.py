@@ -158,3 +158,22 @@ def test_bench_script_runs_at_smoke_size(script, tmp_path):
     result = run_smoke(script, tmp_path)
     assert isinstance(result, dict | list) and result, f"{script} wrote no figures"
     assert {path: path.stat().st_mtime_ns for path in [*BENCH.glob("*.json"), *BENCH.glob("*.png")]} == committed
+
+
+def test_the_hour_bench_plays_the_network_of_a_folder_holding_only_the_preset(tmp_path):
+    """A run of a folder whose agent.ini names the preset and overrides its tuples: the bench plays the network the
+    preset and its overrides built (as the hours' folders were), not the policy's default tuples."""
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "agent.ini").write_text("[preset]\ndefault = ntuple_2048_master\n\n[preset.ntuple_2048_master]\n"
+                                     "policy.tuples = 0 1 2 3; 4 5 6 7\ntrainer.threads = 1\n")
+    subprocess.run([sys.executable, "-m", "agentos", "train", "20", "--seed", "1"], cwd=agent, check=True,
+                   capture_output=True, timeout=300)
+    run = next(run for run in sorted((agent / "runs").iterdir()) if "-train-" in run.name)
+    out = tmp_path / "out.json"
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_ntuple_hour.py"), "--run", str(run), "--greedy-games",
+                           "4", "--search-games", "2", "--processes", "1", "--json", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["greedy"]["games"] == 4 and result["greedy"]["mean_score"] > 0

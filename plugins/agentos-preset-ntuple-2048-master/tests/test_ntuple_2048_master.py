@@ -16,6 +16,10 @@ def test_ntuple_2048_master_loads_as_data_and_applies_to_2048():
     config = AgentConfig.from_text(agent_ini_text(preset, "2048", {}))
     assert config.default("environment") == "2048"
     assert config.default("policy") == "ntuple" and config.default("trainer") == "td"
+    from agentos_policy_ntuple.network import parse_tuples
+
+    tuples = parse_tuples(preset.settings_for("2048")["policy"]["tuples"])  # 2.0: ziap/2048-tdl's 8x6 network
+    assert len(tuples) == 8 and {len(cells) for cells in tuples} == {6} and len(set(tuples)) == 8
 
 
 def test_its_settings_build_the_components_and_train_a_few_games():
