@@ -97,11 +97,11 @@ tuples = 0 1 2 3; 4 5 6 7; 0 1 4 5; 1 2 5 6; 5 6 9 10
 """
 
 
-def tiny_run(folder: pathlib.Path) -> pathlib.Path:
-    """A run folder of ``agentos train 20`` (20 games) of :data:`TINY_AGENT` in ``folder``."""
+def tiny_run(folder: pathlib.Path, agent_ini: str = TINY_AGENT) -> pathlib.Path:
+    """A run folder of ``agentos train 20`` (20 games) of ``agent_ini`` (:data:`TINY_AGENT`) in ``folder``."""
     agent = folder / "agent"
     agent.mkdir()
-    (agent / "agent.ini").write_text(TINY_AGENT)
+    (agent / "agent.ini").write_text(agent_ini)
     subprocess.run([sys.executable, "-m", "agentos", "train", "20", "--seed", "1"], cwd=agent, check=True,
                    capture_output=True, timeout=300)
     return next(run for run in sorted((agent / "runs").iterdir()) if "-train-" in run.name)
@@ -163,13 +163,8 @@ def test_bench_script_runs_at_smoke_size(script, tmp_path):
 def test_the_hour_bench_plays_the_network_of_a_folder_holding_only_the_preset(tmp_path):
     """A run of a folder whose agent.ini names the preset and overrides its tuples: the bench plays the network the
     preset and its overrides built (as the hours' folders were), not the policy's default tuples."""
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    (agent / "agent.ini").write_text("[preset]\ndefault = ntuple_2048_master\n\n[preset.ntuple_2048_master]\n"
-                                     "policy.tuples = 0 1 2 3; 4 5 6 7\ntrainer.threads = 1\n")
-    subprocess.run([sys.executable, "-m", "agentos", "train", "20", "--seed", "1"], cwd=agent, check=True,
-                   capture_output=True, timeout=300)
-    run = next(run for run in sorted((agent / "runs").iterdir()) if "-train-" in run.name)
+    run = tiny_run(tmp_path, "[preset]\ndefault = ntuple_2048_master\n\n[preset.ntuple_2048_master]\n"
+                             "policy.tuples = 0 1 2 3; 4 5 6 7\ntrainer.threads = 1\n")
     out = tmp_path / "out.json"
     proc = subprocess.run([sys.executable, str(BENCH / "bench_ntuple_hour.py"), "--run", str(run), "--greedy-games",
                            "4", "--search-games", "2", "--processes", "1", "--json", str(out)],

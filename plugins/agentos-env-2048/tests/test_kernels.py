@@ -221,3 +221,18 @@ def test_symmetries_take_the_python_ints_that_compiled_kernels_hand_back():
         assert int(kernels.transpose(plain)) == int(kernels.transpose(board))
         assert [int(b) for b in kernels.symmetries(plain)] == [int(b) for b in kernels.symmetries(board)]
     assert tried > 100
+
+
+def test_move_takes_a_python_int_board_as_its_uint64():
+    """``move`` of a Python int (compiled as an int64) gives the afterstate and points of the uint64 board."""
+    tables = kernels.move_tables()
+    tried = 0
+    for cells in random_boards(200, seed=8):
+        board = kernels.board_from_cells(cells)
+        if int(board) >= 2**63:
+            continue
+        tried += 1
+        for action in range(4):
+            assert [int(x) for x in kernels.move(int(board), action, tables)] == [
+                int(x) for x in kernels.move(board, action, tables)]
+    assert tried > 50

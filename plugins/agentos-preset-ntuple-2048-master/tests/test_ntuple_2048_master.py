@@ -13,6 +13,7 @@ def test_ntuple_2048_master_loads_as_data_and_applies_to_2048():
 
     version = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["version"]
     assert preset.version == version and preset.package == "agentos-preset-ntuple-2048-master"
+    assert preset.environment == "2048"  # (2.0.1) a folder holding only the preset needs no [environment]
     config = AgentConfig.from_text(agent_ini_text(preset, "2048", {}))
     assert config.default("environment") == "2048"
     assert config.default("policy") == "ntuple" and config.default("trainer") == "td"

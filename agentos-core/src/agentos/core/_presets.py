@@ -191,13 +191,6 @@ def environment_in_the_way(config, name: str) -> tuple[str | None, str] | None:
     return current, preset.environment
 
 
-def preset_environment(preset: Preset) -> str | None:
-    """The environment a preset is for: its ``environment``, else the only one of its ``environments``."""
-    if preset.environment:
-        return preset.environment
-    return next(iter(preset.environments)) if len(preset.environments) == 1 else None
-
-
 def expand_preset(config):
     """Fill an agent.ini's missing components from its ``[preset] default = NAME`` (in memory only).
 
@@ -209,11 +202,12 @@ def expand_preset(config):
 
     name = config.default("preset")
     preset = load_preset(name)
-    environment = config.default("environment") or preset_environment(preset)
-    if not environment:
-        raise ConfigError(f"[preset] default = {name} needs an environment ([environment] default = NAME)",
-                          config.path)
-    if not config.default("environment"):
+    environment = config.default("environment")
+    if not environment:  # the environment the preset is for, when it names one
+        environment = preset.environment
+        if not environment:
+            raise ConfigError(f"[preset] default = {name} needs an environment ([environment] default = NAME)",
+                              config.path)
         config.document.set("environment", "default", environment)
         config._validate()
     section = config.component("preset", name)

@@ -118,6 +118,7 @@ def move(board, action, tables):
     """Slide ``board`` by ``action`` (0 up, 1 right, 2 down, 3 left): (afterstate, points)."""
     # rows of ``tables`` are read by two indices, never taken as views: a view counts its array's
     # references with atomic instructions, four moves a turn
+    board = _U(board)  # as transpose's: both branches give ``lines`` one type when a Python int comes in
     if action == 0 or action == 2:
         lines = transpose(board)
         moved = 2 if action == 0 else 3

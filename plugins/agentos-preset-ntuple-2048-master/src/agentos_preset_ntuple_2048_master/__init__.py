@@ -28,5 +28,6 @@ PRESET = {
             {"alpha": 1.0, "td_lambda": 0.5, "restarts": True, "coherent": True, "threads": 2, "seconds": 3600},
         ],
     },
+    "environment": "2048",  # a folder holding only this preset trains on 2048; install --default switches to it
     "environments": {"2048": {}},
 }
