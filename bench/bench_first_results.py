@@ -36,19 +36,34 @@ import json, statistics, sys, time
 import numpy as np
 from agentos.api import evaluate
 from agentos_env_2048 import Game2048Env
-from agentos_env_2048.kernels import seed_states
-from agentos_env_2048.kernels import move_tables
-from agentos_policy_ntuple.network import play_games
+from agentos_env_2048.kernels import has_legal_move, move, move_tables, new_board, njit, seed_states, spawn
+from agentos_policy_ntuple.network import bounds_array, new_table, play_games, search_action
 from agentos_policy_2048_master import policy as trained
 
 games, reps = int(sys.argv[1]), int(sys.argv[2])
 env = Game2048Env()
 
+@njit
+def play_searching(states, depth, net, size, bounds, tables, table, threshold, scores):
+    for game in range(states.shape[0]):  # play_games, with the policy's search and tile-downgrading
+        board, score = new_board(states, game), 0
+        while has_legal_move(board):
+            board, points = move(board, search_action(board, depth, net, size, bounds, tables, table, threshold),
+                                 tables)
+            score += points
+            board = spawn(board, states, game)
+        scores[game] = score
+
 def kernel():
     p = trained(env.observation_space, env.action_space)  # the package's weights, dequantized as shipped
     states = np.array([seed_states(s, 1)[0] for s in range(games)], dtype=np.uint64)
     scores, tiles = np.zeros(games, np.int64), np.zeros(games, np.int64)
-    play_games(states, 1, p.network, move_tables(), scores, tiles)
+    if p.searches:  # 3.0.0 downgrades tiles from 32768 on, as its preset does
+        threshold = p.downgrade_tile.bit_length() - 1 if p.downgrade_tile else 0
+        play_searching(states, p.search_depth or p.depth, p.network, p.layout.size, bounds_array(p.stage_bounds),
+                       move_tables(), new_table(p.cache_bits), threshold, scores)
+    else:
+        play_games(states, 1, p.network, move_tables(), scores, tiles)
     return [float(s) for s in scores]
 
 def ours():
@@ -116,7 +131,10 @@ def fresh_master(work: str, index: str, env: dict, episodes: int, seed: int) -> 
 
 
 def install_vs_pip(work: str, template: str, index: str, env: dict, reps: int) -> dict:
-    wheel = glob.glob(os.path.join(ROOT, "index", "files", "agentos-policy-2048-master", "*.whl"))[0]
+    from packaging.version import Version
+
+    wheels = glob.glob(os.path.join(ROOT, "index", "files", "agentos-policy-2048-master", "*.whl"))
+    wheel = max(wheels, key=lambda path: Version(os.path.basename(path).split("-")[1]))  # what `install` takes
     ours, theirs = [], []
     for rep in range(reps):
         a = _copy_venv(template, os.path.join(work, f"ours-{rep}"))

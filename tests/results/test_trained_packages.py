@@ -182,6 +182,25 @@ def test_size_limit_refuses_with_one_line_beside_a_valid_twin(published, tmp_pat
     assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
 
 
+def test_a_trained_wheel_over_the_upload_limit_is_refused_beside_a_twin_at_it(published, tmp_path, monkeypatch):
+    """MAX_TRAINED_WHEEL bounds the wheel as uploaded (PyPI's limit), apart from each file's uncompressed bound."""
+    import os
+
+    from agentos.errors import PublishError
+    from agentos.registry import _limits, publish_files
+
+    size = os.path.getsize(published)
+    monkeypatch.setattr(_limits, "MAX_TRAINED_WHEEL", size)
+    assert publish_files([str(published)], str(tmp_path / "ok"))[0]["status"] == "published"
+    monkeypatch.setattr(_limits, "MAX_TRAINED_WHEEL", size - 1)
+    with pytest.raises(PublishError) as caught:
+        publish_files([str(published)], str(tmp_path / "small"))
+    message = str(caught.value)
+    assert f"{size:,} bytes, over the limit of {size - 1:,} bytes" in message and "MAX_TRAINED_WHEEL" in message
+    assert "\n" not in message
+    assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
+
+
 def _copy_run(folder: Path, run: str, new: str) -> Path:
     target = folder / "runs" / new
     shutil.copytree(folder / "runs" / run, target)

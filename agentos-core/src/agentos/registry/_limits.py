@@ -34,9 +34,13 @@ MAX_ENTRY_POINTS = 64  # entry points in all groups
 MAX_COMPONENTS = 4  # agentos.<kind> entry points: one row each in catalogue.json's component list
 MAX_ENTRY_POINT_TEXT = 200  # ASCII characters of an entry point's group, name or value
 MAX_DESCRIPTION = 1 << 20  # bytes (UTF-8) of the long description, shown on the component's page only
-#: Bytes of any one file inside a trained-policy package (``agentos publish --run``: weights, plot,
-#: replay), PyPI's default per-file upload limit. Quantize (``--quantize float16``) to fit.
-MAX_TRAINED_FILE = 100 << 20
+#: Bytes of a trained-policy wheel (``agentos publish --run``), compressed as it is uploaded: PyPI's default
+#: per-file upload limit (and GitHub's per-file limit for an index kept in git). Quantize to fit.
+MAX_TRAINED_WHEEL = 100 << 20
+#: Bytes of any one file inside a trained-policy package once installed (weights, plot, replay): what an
+#: install writes and what a policy's ``load`` reads, bounded against a zip bomb. The 2048 master's int8
+#: weights (eight 6-tuples) are 130 MiB, a 58 MiB wheel.
+MAX_TRAINED_FILE = 256 << 20
 _BLOCK = 512
 _SPECIAL = {b"L": "GNU long name", b"K": "GNU long link", b"x": "pax header", b"g": "pax global header"}
 _SPARSE = b"S"
@@ -184,18 +188,26 @@ def check_tar_headers(stream, filename: str) -> None:
 
 
 def check_trained_files(path: str, filename: str) -> None:
-    """A trained-policy wheel (one that ships ``<package>/weights.safetensors``): every file at most
-    :data:`MAX_TRAINED_FILE` bytes (as the archive declares it; the archive was checked already)."""
+    """A trained-policy wheel (one that ships ``<package>/weights.safetensors``): the wheel at most
+    :data:`MAX_TRAINED_WHEEL` bytes and every file in it at most :data:`MAX_TRAINED_FILE` bytes
+    uncompressed (as the archive declares it; the archive was checked already)."""
+    import os
     import zipfile
 
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
         if not any(i.filename.count("/") == 1 and i.filename.endswith("/weights.safetensors") for i in infos):
             return
+        size = os.path.getsize(path)
+        if size > MAX_TRAINED_WHEEL:
+            raise PublishError(
+                f"{filename} is {size:,} bytes, over the limit of {MAX_TRAINED_WHEEL:,} bytes for a trained "
+                "package's wheel (MAX_TRAINED_WHEEL; quantize with --quantize int8); refused"
+            )
         for info in infos:
             if info.file_size > MAX_TRAINED_FILE:
                 raise PublishError(
                     f"{filename}: {info.filename} is {info.file_size:,} bytes, over the per-file limit of "
                     f"{MAX_TRAINED_FILE:,} bytes for trained packages (MAX_TRAINED_FILE; quantize with "
-                    "--quantize float16); refused"
+                    "--quantize int8); refused"
                 )
