@@ -201,6 +201,23 @@ def test_a_trained_wheel_over_the_upload_limit_is_refused_beside_a_twin_at_it(pu
     assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
 
 
+def test_a_trained_wheel_that_unpacks_past_the_total_is_refused_beside_a_twin_at_it(published, tmp_path, monkeypatch):
+    """MAX_TRAINED_UNPACKED bounds the files together (many files each under MAX_TRAINED_FILE: a zip bomb)."""
+    from agentos.errors import PublishError
+    from agentos.registry import _limits, publish_files
+
+    with zipfile.ZipFile(published) as zf:
+        total = sum(info.file_size for info in zf.infolist())
+    monkeypatch.setattr(_limits, "MAX_TRAINED_UNPACKED", total)
+    assert publish_files([str(published)], str(tmp_path / "ok"))[0]["status"] == "published"
+    monkeypatch.setattr(_limits, "MAX_TRAINED_UNPACKED", total - 1)
+    with pytest.raises(PublishError) as caught:
+        publish_files([str(published)], str(tmp_path / "small"))
+    message = str(caught.value)
+    assert f"unpacks to {total:,} bytes" in message and "MAX_TRAINED_UNPACKED" in message and "\n" not in message
+    assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
+
+
 def _copy_run(folder: Path, run: str, new: str) -> Path:
     target = folder / "runs" / new
     shutil.copytree(folder / "runs" / run, target)

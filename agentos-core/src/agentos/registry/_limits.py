@@ -41,6 +41,9 @@ MAX_TRAINED_WHEEL = 100 << 20
 #: install writes and what a policy's ``load`` reads, bounded against a zip bomb. The 2048 master's int8
 #: weights (eight 6-tuples) are 130 MiB, a 58 MiB wheel.
 MAX_TRAINED_FILE = 256 << 20
+#: Bytes of all the files of a trained-policy package together, uncompressed (a wheel of many files each under
+#: :data:`MAX_TRAINED_FILE` would otherwise unpack to terabytes).
+MAX_TRAINED_UNPACKED = 512 << 20
 _BLOCK = 512
 _SPECIAL = {b"L": "GNU long name", b"K": "GNU long link", b"x": "pax header", b"g": "pax global header"}
 _SPARSE = b"S"
@@ -189,8 +192,9 @@ def check_tar_headers(stream, filename: str) -> None:
 
 def check_trained_files(path: str, filename: str) -> None:
     """A trained-policy wheel (one that ships ``<package>/weights.safetensors``): the wheel at most
-    :data:`MAX_TRAINED_WHEEL` bytes and every file in it at most :data:`MAX_TRAINED_FILE` bytes
-    uncompressed (as the archive declares it; the archive was checked already)."""
+    :data:`MAX_TRAINED_WHEEL` bytes, every file in it at most :data:`MAX_TRAINED_FILE` bytes uncompressed and
+    all of them together at most :data:`MAX_TRAINED_UNPACKED` (as the archive declares them; the archive was
+    checked already)."""
     import os
     import zipfile
 
@@ -204,6 +208,7 @@ def check_trained_files(path: str, filename: str) -> None:
                 f"{filename} is {size:,} bytes, over the limit of {MAX_TRAINED_WHEEL:,} bytes for a trained "
                 "package's wheel (MAX_TRAINED_WHEEL; quantize with --quantize int8); refused"
             )
+        total = 0
         for info in infos:
             if info.file_size > MAX_TRAINED_FILE:
                 raise PublishError(
@@ -211,3 +216,9 @@ def check_trained_files(path: str, filename: str) -> None:
                     f"{MAX_TRAINED_FILE:,} bytes for trained packages (MAX_TRAINED_FILE; quantize with "
                     "--quantize int8); refused"
                 )
+            total += info.file_size
+        if total > MAX_TRAINED_UNPACKED:
+            raise PublishError(
+                f"{filename} unpacks to {total:,} bytes, over the limit of {MAX_TRAINED_UNPACKED:,} bytes for a "
+                "trained package's files together (MAX_TRAINED_UNPACKED); refused"
+            )
