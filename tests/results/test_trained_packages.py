@@ -173,48 +173,49 @@ def test_size_limit_refuses_with_one_line_beside_a_valid_twin(published, tmp_pat
 
     twin = publish_files([str(published)], str(tmp_path / "ok"))
     assert twin[0]["status"] == "published"
-    monkeypatch.setattr(_limits, "MAX_TRAINED_FILE", 1000)  # the plot and the card are larger
+    monkeypatch.setattr(_limits, "MAX_UNPACKED_FILE", 1000)  # the plot and the card are larger
     with pytest.raises(PublishError) as caught:
         publish_files([str(published)], str(tmp_path / "small"))
     message = str(caught.value)
-    assert "over the per-file limit of 1,000 bytes" in message and "MAX_TRAINED_FILE" in message
+    assert "unpacks to more than 1,000 bytes, the per-file limit" in message and "MAX_UNPACKED_FILE" in message
     assert "\n" not in message
     assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
 
 
 def test_a_trained_wheel_over_the_upload_limit_is_refused_beside_a_twin_at_it(published, tmp_path, monkeypatch):
-    """MAX_TRAINED_WHEEL bounds the wheel as uploaded (PyPI's limit), apart from each file's uncompressed bound."""
+    """MAX_WHEEL bounds the wheel as uploaded (PyPI's limit), apart from each file's unpacked bound."""
     import os
 
     from agentos.errors import PublishError
     from agentos.registry import _limits, publish_files
 
     size = os.path.getsize(published)
-    monkeypatch.setattr(_limits, "MAX_TRAINED_WHEEL", size)
+    monkeypatch.setattr(_limits, "MAX_WHEEL", size)
     assert publish_files([str(published)], str(tmp_path / "ok"))[0]["status"] == "published"
-    monkeypatch.setattr(_limits, "MAX_TRAINED_WHEEL", size - 1)
+    monkeypatch.setattr(_limits, "MAX_WHEEL", size - 1)
     with pytest.raises(PublishError) as caught:
         publish_files([str(published)], str(tmp_path / "small"))
     message = str(caught.value)
-    assert f"{size:,} bytes, over the limit of {size - 1:,} bytes" in message and "MAX_TRAINED_WHEEL" in message
+    assert f"{size:,} bytes, over the limit of {size - 1:,} bytes" in message and "MAX_WHEEL" in message
     assert "\n" not in message
     assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
 
 
 def test_a_trained_wheel_that_unpacks_past_the_total_is_refused_beside_a_twin_at_it(published, tmp_path, monkeypatch):
-    """MAX_TRAINED_UNPACKED bounds the files together (many files each under MAX_TRAINED_FILE: a zip bomb)."""
+    """MAX_UNPACKED bounds the files together, counted by unpacking them (many files each under the per-file
+    bound: a zip bomb)."""
     from agentos.errors import PublishError
     from agentos.registry import _limits, publish_files
 
     with zipfile.ZipFile(published) as zf:
         total = sum(info.file_size for info in zf.infolist())
-    monkeypatch.setattr(_limits, "MAX_TRAINED_UNPACKED", total)
+    monkeypatch.setattr(_limits, "MAX_UNPACKED", total)
     assert publish_files([str(published)], str(tmp_path / "ok"))[0]["status"] == "published"
-    monkeypatch.setattr(_limits, "MAX_TRAINED_UNPACKED", total - 1)
+    monkeypatch.setattr(_limits, "MAX_UNPACKED", total - 1)
     with pytest.raises(PublishError) as caught:
         publish_files([str(published)], str(tmp_path / "small"))
     message = str(caught.value)
-    assert f"unpacks to {total:,} bytes" in message and "MAX_TRAINED_UNPACKED" in message and "\n" not in message
+    assert f"unpacks to more than {total - 1:,} bytes" in message and "MAX_UNPACKED" in message and "\n" not in message
     assert not (tmp_path / "small" / "simple" / "agentos-policy-corridor-sarsa").exists()
 
 

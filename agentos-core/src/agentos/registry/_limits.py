@@ -9,7 +9,9 @@
   evaluate, so that nothing downstream (install files, ``agentos install``) fails half-way.
 * Zip archives: :mod:`zipfile` reads the whole central directory and builds one object per member
   before anything can be checked; :func:`check_zip_directory` reads the End Of Central Directory
-  record (and its zip64 form) first and refuses too many members or too large a directory.
+  record (and its zip64 form) first and refuses too many members or too large a directory. What a
+  wheel unpacks to (:data:`MAX_WHEEL`, :data:`MAX_UNPACKED_FILE`, :data:`MAX_UNPACKED`) is measured
+  by unpacking it, in :mod:`._unpacked`.
 * The shared files: what a release adds to ``catalogue.json`` and ``index.html`` (summary,
   requirements, entry points) and its long description (its own page only) are bounded per field
   by :func:`check_release_size`, so that no uploader can make the catalogue too large for clients.
@@ -34,16 +36,18 @@ MAX_ENTRY_POINTS = 64  # entry points in all groups
 MAX_COMPONENTS = 4  # agentos.<kind> entry points: one row each in catalogue.json's component list
 MAX_ENTRY_POINT_TEXT = 200  # ASCII characters of an entry point's group, name or value
 MAX_DESCRIPTION = 1 << 20  # bytes (UTF-8) of the long description, shown on the component's page only
-#: Bytes of a trained-policy wheel (``agentos publish --run``), compressed as it is uploaded: PyPI's default
-#: per-file upload limit (and GitHub's per-file limit for an index kept in git). Quantize to fit.
-MAX_TRAINED_WHEEL = 100 << 20
-#: Bytes of any one file inside a trained-policy package once installed (weights, plot, replay): what an
-#: install writes and what a policy's ``load`` reads, bounded against a zip bomb. The 2048 master's int8
-#: weights (eight 6-tuples) are 130 MiB, a 58 MiB wheel.
-MAX_TRAINED_FILE = 256 << 20
-#: Bytes of all the files of a trained-policy package together, uncompressed (a wheel of many files each under
-#: :data:`MAX_TRAINED_FILE` would otherwise unpack to terabytes).
-MAX_TRAINED_UNPACKED = 512 << 20
+#: Bytes of any wheel the index takes, compressed as it is uploaded: PyPI's default per-file upload limit (and
+#: GitHub's per-file limit for an index kept in git). A trained package: quantize to fit.
+MAX_WHEEL = 100 << 20
+#: Bytes of any one file of a wheel once unpacked (counted by unpacking it, :mod:`._unpacked`): what an install
+#: writes. The 2048 master's int8 weights (eight 6-tuples) are 130 MiB, a 60 MiB wheel.
+MAX_UNPACKED_FILE = 256 << 20
+#: Bytes of all the files of a wheel together, unpacked (many files each under :data:`MAX_UNPACKED_FILE` would
+#: otherwise unpack to terabytes).
+MAX_UNPACKED = 512 << 20
+#: Bytes of a trained package's weights file, plot or replay (``agentos publish --run``, and a policy's ``load``
+#: through :func:`agentos.results.check_weights`): what a wheel may unpack to per file.
+MAX_TRAINED_FILE = MAX_UNPACKED_FILE
 _BLOCK = 512
 _SPECIAL = {b"L": "GNU long name", b"K": "GNU long link", b"x": "pax header", b"g": "pax global header"}
 _SPARSE = b"S"
@@ -188,37 +192,3 @@ def check_tar_headers(stream, filename: str) -> None:
             if not chunk:
                 return
             left -= len(chunk)
-
-
-def check_trained_files(path: str, filename: str) -> None:
-    """A trained-policy wheel (one that ships ``<package>/weights.safetensors``): the wheel at most
-    :data:`MAX_TRAINED_WHEEL` bytes, every file in it at most :data:`MAX_TRAINED_FILE` bytes uncompressed and
-    all of them together at most :data:`MAX_TRAINED_UNPACKED` (as the archive declares them; the archive was
-    checked already)."""
-    import os
-    import zipfile
-
-    with zipfile.ZipFile(path) as zf:
-        infos = zf.infolist()
-        if not any(i.filename.count("/") == 1 and i.filename.endswith("/weights.safetensors") for i in infos):
-            return
-        size = os.path.getsize(path)
-        if size > MAX_TRAINED_WHEEL:
-            raise PublishError(
-                f"{filename} is {size:,} bytes, over the limit of {MAX_TRAINED_WHEEL:,} bytes for a trained "
-                "package's wheel (MAX_TRAINED_WHEEL; quantize with --quantize int8); refused"
-            )
-        total = 0
-        for info in infos:
-            if info.file_size > MAX_TRAINED_FILE:
-                raise PublishError(
-                    f"{filename}: {info.filename} is {info.file_size:,} bytes, over the per-file limit of "
-                    f"{MAX_TRAINED_FILE:,} bytes for trained packages (MAX_TRAINED_FILE; quantize with "
-                    "--quantize int8); refused"
-                )
-            total += info.file_size
-        if total > MAX_TRAINED_UNPACKED:
-            raise PublishError(
-                f"{filename} unpacks to {total:,} bytes, over the limit of {MAX_TRAINED_UNPACKED:,} bytes for a "
-                "trained package's files together (MAX_TRAINED_UNPACKED); refused"
-            )

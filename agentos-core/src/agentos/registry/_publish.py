@@ -10,7 +10,7 @@ from ._artifacts import check_convention, read_artifact
 from ._build import collect
 from ._client import embedded_index_dir
 from ._index import LocalIndex
-from ._limits import check_trained_files
+from ._unpacked import check_unpacked
 
 
 def index_dir(index: str | None = None) -> str:
@@ -79,7 +79,7 @@ def publish_files(files: list[str], index_root: str, *, library: bool = False, o
         artifacts = [read_artifact(p) for p in copies]
         for art in artifacts:
             if art.packagetype == "bdist_wheel":
-                check_trained_files(art.path, art.filename)
+                check_unpacked(art.path, art.filename)
         by_version: dict[tuple[str, str], list] = {}
         for art in artifacts:
             by_version.setdefault((art.project, art.version), []).append(art)

@@ -1,0 +1,78 @@
+"""Every wheel is bounded by what it unpacks to, measured by unpacking it (registry/_unpacked.py): the attacks of
+an outside review of core 0.7.14, each beside a valid twin."""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+
+import pytest
+from agentos.registry import PublishError, _limits, publish
+from registry.hostile import raw_wheel, wheel_members
+
+
+def _patch_central(path, member: str, **fields) -> None:
+    """Rewrite ``member``'s central-directory ``crc``, ``compress_size`` or ``file_size`` in place."""
+    data = bytearray(path.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    size, offset = struct.unpack_from("<II", data, end + 12)
+    at = offset
+    while at < offset + size:
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", data, at + 28)
+        if bytes(data[at + 46 : at + 46 + name_length]).decode() == member:
+            for field, place in (("crc", 16), ("compress_size", 20), ("file_size", 24)):
+                if field in fields:
+                    struct.pack_into("<I", data, at + place, fields[field])
+        at += 46 + name_length + extra_length + comment_length
+    path.write_bytes(bytes(data))
+
+
+def _wheel(folder, version: str, extra: dict[str, bytes], compress: bool = True):
+    members = {**wheel_members("agentos-env-evil", version), **extra}
+    return raw_wheel(folder / f"agentos_env_evil-{version}-py3-none-any.whl", members, compress=compress)
+
+
+def test_weights_under_any_spelling_of_their_path_are_bounded(tmp_path, monkeypatch):
+    """``pkg/./weights.safetensors`` installs where ``pkg/weights.safetensors`` does: the per-file bound applies
+    to every member of every wheel, whatever its name."""
+    monkeypatch.setattr(_limits, "MAX_UNPACKED_FILE", 5000)
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/./weights.safetensors": b"w" * 5000})
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    for number, name in enumerate(["agentos_env_evil/./weights.safetensors", "agentos_env_evil//weights.safetensors",
+                                   "agentos_env_evil-2.0.data/purelib/agentos_env_evil/weights.safetensors"]):
+        wheel = _wheel(tmp_path / str(number), f"2.{number}", {name: b"w" * 5001})
+        with pytest.raises(PublishError) as caught:
+            publish([str(wheel)], str(tmp_path / "index"))
+        assert "unpacks to more than 5,000 bytes, the per-file limit" in str(caught.value)
+        assert "\n" not in str(caught.value)
+
+
+def test_a_member_whose_compressed_size_runs_into_the_next_is_refused(tmp_path):
+    """A bomb overstates its compressed size so that its ratio looks modest: its data then overlaps the next
+    member's, which no honest zip does."""
+    extra = {"agentos_env_evil/zeros.bin": bytes(1 << 20), "agentos_env_evil/pad.bin": bytes(range(256)) * 400}
+    twin = _wheel(tmp_path / "ok", "1.0", extra)
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    bomb = _wheel(tmp_path / "bomb", "1.1", extra)
+    _patch_central(bomb, "agentos_env_evil/zeros.bin", compress_size=50_000)  # about 1 KiB really
+    with pytest.raises(PublishError) as caught:
+        publish([str(bomb)], str(tmp_path / "index"))
+    message = str(caught.value)
+    assert "'agentos_env_evil/zeros.bin' claims compressed bytes that run into the next member" in message
+    assert "\n" not in message
+
+
+def test_a_member_that_fails_its_crc_is_refused_in_one_line(tmp_path):
+    """A size that understates the data, with the CRC of the whole: pip would stop with a traceback later."""
+    extra = {"agentos_env_evil/data.bin": b"d" * 4096}
+    twin = _wheel(tmp_path / "ok", "1.0", extra, compress=False)
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    broken = _wheel(tmp_path / "crc", "1.1", extra, compress=False)
+    _patch_central(broken, "agentos_env_evil/data.bin", file_size=100, compress_size=100)
+    with zipfile.ZipFile(broken) as zf:
+        assert zf.getinfo("agentos_env_evil/data.bin").file_size == 100
+    with pytest.raises(PublishError) as caught:
+        publish([str(broken)], str(tmp_path / "index"))
+    message = str(caught.value)
+    assert "malformed wheel (BadZipFile: Bad CRC-32" in message and "\n" not in message
+    assert [p.name for p in (tmp_path / "index" / "files" / "agentos-env-evil").glob("*.whl")] == [twin.name]
