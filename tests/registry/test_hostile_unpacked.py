@@ -76,3 +76,33 @@ def test_a_member_that_fails_its_crc_is_refused_in_one_line(tmp_path):
     message = str(caught.value)
     assert "malformed wheel (BadZipFile: Bad CRC-32" in message and "\n" not in message
     assert [p.name for p in (tmp_path / "index" / "files" / "agentos-env-evil").glob("*.whl")] == [twin.name]
+
+
+def test_a_member_compressed_with_bzip2_or_lzma_is_refused(tmp_path):
+    """zipfile inflates bzip2 and lzma in one unbounded step: 750 bytes of bzip2 held 1 GiB (2 GB of memory to
+    publish, and to pip install). Wheels are stored or deflated."""
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/zeros.bin": bytes(4096)})
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    for number, method in enumerate([zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA]):
+        wheel = _wheel(tmp_path / str(number), f"1.{number + 1}", {})
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr(zipfile.ZipInfo("agentos_env_evil/zeros.bin", (2020, 2, 2, 0, 0, 0)), bytes(4096),
+                        compress_type=method)
+        with pytest.raises(PublishError) as caught:
+            publish([str(wheel)], str(tmp_path / "index"))
+        assert f"zeros.bin is compressed with method {method} (a wheel's members are stored or deflated)" in str(
+            caught.value)
+
+
+def test_the_overlap_is_measured_from_the_end_of_the_local_header(tmp_path):
+    """A compressed size that reaches exactly the next member's header still overlaps it: the data start after
+    the 30 bytes, the name and the extra field of the member's own local header."""
+    extra = {"agentos_env_evil/a.bin": b"a" * 1000, "agentos_env_evil/b.bin": b"b" * 1000}
+    wheel = _wheel(tmp_path / "w", "1.0", extra, compress=False)
+    with zipfile.ZipFile(wheel) as zf:
+        a, b = zf.getinfo("agentos_env_evil/a.bin"), zf.getinfo("agentos_env_evil/b.bin")
+    assert b.header_offset - a.header_offset == 30 + len(a.filename) + 1000  # stored, no extra field
+    _patch_central(wheel, "agentos_env_evil/a.bin", compress_size=b.header_offset - a.header_offset)
+    with pytest.raises(PublishError) as caught:
+        publish([str(wheel)], str(tmp_path / "index"))
+    assert "'agentos_env_evil/a.bin' claims compressed bytes that run into the next member" in str(caught.value)

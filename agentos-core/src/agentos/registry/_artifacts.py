@@ -119,13 +119,20 @@ def _open_zip(path: str, filename: str):
 
 
 def _zip_check(zf, filename: str) -> None:
-    """Refuse absolute or ``..`` member paths and members whose compression ratio is a zip bomb's."""
+    """Refuse absolute or ``..`` member paths, members neither stored nor deflated, and members whose
+    compression ratio is a zip bomb's."""
+    import zipfile
+
     from ._limits import MAX_MEMBERS
 
     if len(zf.infolist()) > MAX_MEMBERS:  # a record that understates its count
         raise PublishError(f"{filename}: more than {MAX_MEMBERS} members; refused")
     for info in zf.infolist():
         name = info.filename
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            # zipfile inflates bzip2 and lzma without a bound on each step: a few bytes could ask for gigabytes
+            raise PublishError(f"{filename}: {name[:80]} is compressed with method {info.compress_type} "
+                               "(a wheel's members are stored or deflated); refused")
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":"):
             raise PublishError(f"{filename}: unsafe member path {name!r}")

@@ -6,7 +6,8 @@ it likes (a trained package's ``__init__.py`` can load weights from any path). S
 takes, not only one that ships ``<package>/weights.safetensors``, is bounded and read through here:
 
 * the wheel itself at most :data:`~._limits.MAX_WHEEL` bytes (PyPI's per-file upload limit);
-* no member's compressed data running into the next member or the central directory;
+* no member's compressed data running into the next member or the central directory (measured from the
+  end of its local header);
 * each member decompressed (streamed, its CRC checked by :mod:`zipfile`) at most
   :data:`~._limits.MAX_UNPACKED_FILE` bytes, and all of them together at most :data:`~._limits.MAX_UNPACKED`.
 
@@ -36,7 +37,7 @@ def check_unpacked(path: str, filename: str) -> None:
     try:
         with zipfile.ZipFile(path) as zf:
             infos = sorted(zf.infolist(), key=lambda info: info.header_offset)
-            _check_no_overlap(infos, zf.start_dir, filename)
+            _check_no_overlap(path, infos, zf.start_dir, filename)
             total = 0
             for info in infos:
                 total += _unpacked_size(zf, info, total, filename)
@@ -46,12 +47,22 @@ def check_unpacked(path: str, filename: str) -> None:
         raise PublishError(f"{filename}: malformed wheel ({type(exc).__name__}: {str(exc)[:120]}); refused") from None
 
 
-def _check_no_overlap(infos, central_directory: int, filename: str) -> None:
+def _check_no_overlap(path: str, infos, central_directory: int, filename: str) -> None:
+    """Each member's compressed data, from the end of its local header (whose name and extra field may be
+    longer than the central directory's), ends before the next member's header or the central directory."""
+    import struct
+
     ends = [info.header_offset for info in infos[1:]] + [central_directory]
-    for info, end in zip(infos, ends, strict=True):
-        if info.header_offset + info.compress_size > end:
-            raise PublishError(f"{filename}: member {info.filename[:80]!r} claims compressed bytes that run into "
-                               "the next member (overlapping members: a zip bomb); refused")
+    with open(path, "rb") as f:
+        for info, end in zip(infos, ends, strict=True):
+            f.seek(info.header_offset)
+            header = f.read(30)
+            if len(header) < 30 or header[:4] != b"PK\x03\x04":
+                raise PublishError(f"{filename}: member {info.filename[:80]!r} has no local header; refused")
+            name_length, extra_length = struct.unpack_from("<HH", header, 26)
+            if info.header_offset + 30 + name_length + extra_length + info.compress_size > end:
+                raise PublishError(f"{filename}: member {info.filename[:80]!r} claims compressed bytes that run "
+                                   "into the next member (overlapping members: a zip bomb); refused")
 
 
 def _unpacked_size(zf, info, before: int, filename: str) -> int:
