@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import struct
 import zipfile
+import zlib
 
 import pytest
 from agentos.registry import PublishError, _limits, publish
 from registry.hostile import raw_wheel, wheel_members
 
 
-def _patch_central(path, member: str, **fields) -> None:
-    """Rewrite ``member``'s central-directory ``crc``, ``compress_size`` or ``file_size`` in place."""
+def _patch_central(path, member: str, local: bool = False, **fields) -> None:
+    """Rewrite ``member``'s central-directory ``method``, ``crc``, ``compress_size`` or ``file_size`` in place
+    (and its local header's with ``local``)."""
     data = bytearray(path.read_bytes())
     end = data.rfind(b"PK\x05\x06")
     size, offset = struct.unpack_from("<II", data, end + 12)
@@ -20,9 +22,13 @@ def _patch_central(path, member: str, **fields) -> None:
     while at < offset + size:
         name_length, extra_length, comment_length = struct.unpack_from("<HHH", data, at + 28)
         if bytes(data[at + 46 : at + 46 + name_length]).decode() == member:
-            for field, place in (("crc", 16), ("compress_size", 20), ("file_size", 24)):
+            header = struct.unpack_from("<I", data, at + 42)[0]
+            for field, place, kind in (("method", 10, "<H"), ("crc", 16, "<I"), ("compress_size", 20, "<I"),
+                                       ("file_size", 24, "<I")):
                 if field in fields:
-                    struct.pack_into("<I", data, at + place, fields[field])
+                    struct.pack_into(kind, data, at + place, fields[field])
+                    if local:
+                        struct.pack_into(kind, data, header + place - 2, fields[field])
         at += 46 + name_length + extra_length + comment_length
     path.write_bytes(bytes(data))
 
@@ -54,7 +60,7 @@ def test_a_member_whose_compressed_size_runs_into_the_next_is_refused(tmp_path):
     twin = _wheel(tmp_path / "ok", "1.0", extra)
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
     bomb = _wheel(tmp_path / "bomb", "1.1", extra)
-    _patch_central(bomb, "agentos_env_evil/zeros.bin", compress_size=50_000)  # about 1 KiB really
+    _patch_central(bomb, "agentos_env_evil/zeros.bin", local=True, compress_size=50_000)  # about 1 KiB really
     with pytest.raises(PublishError) as caught:
         publish([str(bomb)], str(tmp_path / "index"))
     message = str(caught.value)
@@ -62,20 +68,41 @@ def test_a_member_whose_compressed_size_runs_into_the_next_is_refused(tmp_path):
     assert "\n" not in message
 
 
-def test_a_member_that_fails_its_crc_is_refused_in_one_line(tmp_path):
-    """A size that understates the data, with the CRC of the whole: pip would stop with a traceback later."""
+def test_a_member_that_fails_its_crc_or_disagrees_with_its_local_header_is_refused_in_one_line(tmp_path):
+    """A size that understates the data, with the CRC of the whole: pip would stop with a traceback later; a
+    central directory that disagrees with the local header is read one way by pip, another by unzip."""
     extra = {"agentos_env_evil/data.bin": b"d" * 4096}
     twin = _wheel(tmp_path / "ok", "1.0", extra, compress=False)
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
-    broken = _wheel(tmp_path / "crc", "1.1", extra, compress=False)
-    _patch_central(broken, "agentos_env_evil/data.bin", file_size=100, compress_size=100)
-    with zipfile.ZipFile(broken) as zf:
-        assert zf.getinfo("agentos_env_evil/data.bin").file_size == 100
-    with pytest.raises(PublishError) as caught:
-        publish([str(broken)], str(tmp_path / "index"))
-    message = str(caught.value)
-    assert "malformed wheel (BadZipFile: Bad CRC-32" in message and "\n" not in message
+    cases = [({"file_size": 100, "compress_size": 100}, False, "has a local header whose CRC or sizes differ"),
+             ({"crc": 12345}, True, "does not match its declared size and CRC"),
+             ({"crc": 12345}, False, "has a local header whose CRC or sizes differ")]
+    for number, (fields, local, expected) in enumerate(cases):
+        broken = _wheel(tmp_path / f"crc{number}", f"1.{number + 1}", extra, compress=False)
+        _patch_central(broken, "agentos_env_evil/data.bin", local=local, **fields)
+        with pytest.raises(PublishError) as caught:
+            publish([str(broken)], str(tmp_path / "index"))
+        message = str(caught.value)
+        assert "member 'agentos_env_evil/data.bin' " + expected in message and "\n" not in message
     assert [p.name for p in (tmp_path / "index" / "files" / "agentos-env-evil").glob("*.whl")] == [twin.name]
+
+
+def test_a_deflate_stream_that_runs_past_its_declared_size_is_refused(tmp_path):
+    """Declared 4,096 bytes with their CRC, but the stream inflates on (unzip writes it all, then complains):
+    the stream must end exactly where the member does, at its declared size."""
+    honest = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = honest.compress(bytes(4096)) + honest.flush(zlib.Z_FULL_FLUSH)
+    longer = head + honest.compress(bytes(1 << 20)) + honest.flush()
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/a.bin": bytes(4096)})
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    wheel = _wheel(tmp_path / "liar", "1.1", {"agentos_env_evil/a.bin": longer}, compress=False)  # stored raw
+    _patch_central(wheel, "agentos_env_evil/a.bin", local=True, method=zipfile.ZIP_DEFLATED,
+                   crc=zlib.crc32(bytes(4096)), file_size=4096)
+    with zipfile.ZipFile(wheel) as zf:  # what pip reads: the 4,096 zeros, the CRC right
+        assert zf.read("agentos_env_evil/a.bin") == bytes(4096)
+    with pytest.raises(PublishError) as caught:
+        publish([str(wheel)], str(tmp_path / "index"))
+    assert "member 'agentos_env_evil/a.bin' unpacks to more than its declared 4,096 bytes" in str(caught.value)
 
 
 def test_a_member_compressed_with_bzip2_or_lzma_is_refused(tmp_path):
@@ -102,7 +129,19 @@ def test_the_overlap_is_measured_from_the_end_of_the_local_header(tmp_path):
     with zipfile.ZipFile(wheel) as zf:
         a, b = zf.getinfo("agentos_env_evil/a.bin"), zf.getinfo("agentos_env_evil/b.bin")
     assert b.header_offset - a.header_offset == 30 + len(a.filename) + 1000  # stored, no extra field
-    _patch_central(wheel, "agentos_env_evil/a.bin", compress_size=b.header_offset - a.header_offset)
+    _patch_central(wheel, "agentos_env_evil/a.bin", local=True, compress_size=b.header_offset - a.header_offset)
     with pytest.raises(PublishError) as caught:
         publish([str(wheel)], str(tmp_path / "index"))
     assert "'agentos_env_evil/a.bin' claims compressed bytes that run into the next member" in str(caught.value)
+
+
+def test_a_local_header_that_names_another_method_is_refused(tmp_path):
+    """pip takes the method from the central directory (stored here), unzip from the local header (bzip2)."""
+    wheel = _wheel(tmp_path / "w", "1.0", {"agentos_env_evil/a.bin": b"a" * 100}, compress=False)
+    _patch_central(wheel, "agentos_env_evil/a.bin", local=True, method=zipfile.ZIP_BZIP2)
+    _patch_central(wheel, "agentos_env_evil/a.bin", method=zipfile.ZIP_STORED)
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read("agentos_env_evil/a.bin") == b"a" * 100
+    with pytest.raises(PublishError) as caught:
+        publish([str(wheel)], str(tmp_path / "index"))
+    assert "a local header that names another file or method than the central directory" in str(caught.value)
