@@ -144,4 +144,80 @@ def test_a_local_header_that_names_another_method_is_refused(tmp_path):
         assert zf.read("agentos_env_evil/a.bin") == b"a" * 100
     with pytest.raises(PublishError) as caught:
         publish([str(wheel)], str(tmp_path / "index"))
-    assert "a local header that names another file or method than the central directory" in str(caught.value)
+    assert "a local header that names another file, method or flags than the central directory" in str(caught.value)
+
+
+def _local_entry(name: str, data: bytes) -> bytes:
+    """A stored local entry (header and data) that no central directory names."""
+    crc = zlib.crc32(data)
+    return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, crc, len(data), len(data), len(name), 0) + (
+        name.encode() + data)
+
+
+def test_entries_that_only_a_streaming_reader_would_see_are_refused(tmp_path):
+    """An installer that reads the local headers front to back (not the central directory) would also install an
+    entry hidden before the first member or between two: nothing may sit outside the members."""
+    hidden = _local_entry("evil.pth", b"import os; os.system('echo PWNED')\n")
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/a.bin": b"a" * 100}, compress=False)
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    before = tmp_path / "before" / "agentos_env_evil-1.1-py3-none-any.whl"
+    before.parent.mkdir()
+    before.write_bytes(hidden + _wheel(tmp_path / "b0", "1.1", {}, compress=False).read_bytes())
+    with zipfile.ZipFile(before) as zf:  # zipfile finds the members after the prefix
+        assert "evil.pth" not in zf.namelist()
+    with pytest.raises(PublishError) as caught:
+        publish([str(before)], str(tmp_path / "index"))
+    assert f"{len(hidden):,} bytes before its first member (hidden entries" in str(caught.value)
+    between = _wheel(tmp_path / "between", "1.2", {"agentos_env_evil/a.bin": b"a" * 100}, compress=False)
+    with zipfile.ZipFile(between) as zf:
+        a = zf.getinfo("agentos_env_evil/a.bin")
+    raw = between.read_bytes()
+    stop = a.header_offset + 30 + len(a.filename) + 100
+    data = bytearray(raw[:stop] + hidden + raw[stop:])  # the same members, the hidden entry after a.bin's data
+    end = data.rfind(b"PK\x05\x06")
+    size, offset = struct.unpack_from("<II", data, end + 12)
+    at = offset + len(hidden)  # shift every later header offset, and the central directory's
+    while at < offset + len(hidden) + size:
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", data, at + 28)
+        header = struct.unpack_from("<I", data, at + 42)[0]
+        if header >= stop:
+            struct.pack_into("<I", data, at + 42, header + len(hidden))
+        at += 46 + name_length + extra_length + comment_length
+    struct.pack_into("<I", data, end + 16, offset + len(hidden))
+    between.write_bytes(bytes(data))
+    with zipfile.ZipFile(between) as zf:
+        assert zf.read("agentos_env_evil/a.bin") == b"a" * 100 and "evil.pth" not in zf.namelist()
+    with pytest.raises(PublishError) as caught:
+        publish([str(between)], str(tmp_path / "index"))
+    assert f"'agentos_env_evil/a.bin' is followed by {len(hidden):,} bytes that belong to no member" in str(
+        caught.value)
+
+
+def test_names_that_appear_twice_are_refused(tmp_path):
+    """zipfile reads the last of two entries of one name, a streaming installer may keep the first."""
+    wheel = _wheel(tmp_path / "w", "1.0", {"agentos_env_evil/a.py": b"evil = 1\n"})
+    with zipfile.ZipFile(wheel, "a") as zf:
+        zf.writestr(zipfile.ZipInfo("agentos_env_evil/A.py", (2020, 2, 2, 0, 0, 0)), b"honest = 1\n")
+    with pytest.raises(PublishError) as caught:
+        publish([str(wheel)], str(tmp_path / "index"))
+    assert "member 'agentos_env_evil/A.py' appears twice (ignoring case)" in str(caught.value)
+
+
+def test_a_stored_member_with_a_data_descriptor_or_other_flags_locally_is_refused(tmp_path):
+    """A stored member's end is only known from its size: with a descriptor flag a streaming reader would look
+    for the descriptor's signature inside the data. Flags that change how a name or data read must agree."""
+    for number, (flag, expected) in enumerate([(0x08, "is stored with a data descriptor"),
+                                               (0x800, "names another file, method or flags")]):
+        wheel = _wheel(tmp_path / str(number), f"1.{number}", {"agentos_env_evil/a.bin": b"a" * 100},
+                       compress=False)
+        raw = bytearray(wheel.read_bytes())
+        with zipfile.ZipFile(wheel) as zf:
+            header = zf.getinfo("agentos_env_evil/a.bin").header_offset
+        struct.pack_into("<H", raw, header + 6, flag)  # the local header's flags
+        if flag == 0x08:  # and the central directory's, so the headers agree
+            at = raw.rfind(b"PK\x01\x02", 0, raw.rfind(b"agentos_env_evil/a.bin"))
+            struct.pack_into("<H", raw, at + 8, flag)
+        wheel.write_bytes(bytes(raw))
+        with pytest.raises(PublishError) as caught:
+            publish([str(wheel)], str(tmp_path / "index"))
+        assert expected in str(caught.value)

@@ -6,9 +6,9 @@ deflate stream to its end). So every wheel the index takes, whatever its members
 package's ``__init__.py`` can load weights from any path), is read here member by member from its raw bytes:
 
 * the wheel itself at most :data:`~._limits.MAX_WHEEL` bytes (PyPI's per-file upload limit);
-* each member's local header agrees with the central directory (name, method; CRC and sizes unless a data
-  descriptor follows), and its data, from the end of that header, end before the next member or the central
-  directory (no overlaps);
+* the members' local entries (header, data, data descriptor) follow one another from the first byte to the
+  central directory, with nothing between them (no overlaps, no entries that only a streaming reader sees), and
+  each local header agrees with the central directory (name, method, flags; CRC and sizes, or its descriptor);
 * each member is stored or deflated; a stored one holds exactly its size; a deflate stream ends exactly at its
   compressed size and inflates (in bounded steps) to exactly its declared size, with the declared CRC;
 * each member at most :data:`~._limits.MAX_UNPACKED_FILE` bytes, all together at most :data:`~._limits.MAX_UNPACKED`.
@@ -27,7 +27,8 @@ from . import _limits
 
 _CHUNK = 1 << 16
 _STORED, _DEFLATED = 0, 8
-_DESCRIPTOR = 0x08  # general-purpose flag bit 3: CRC and sizes follow the data, zeros in the local header
+_ENCRYPTED, _DESCRIPTOR, _UTF8 = 0x01, 0x08, 0x800  # general-purpose flags: bit 3, CRC and sizes after the data
+_FLAGS = _ENCRYPTED | _DESCRIPTOR | _UTF8  # the flags that change how a member is read: the same in both headers
 
 
 def check_unpacked(path: str, filename: str) -> None:
@@ -43,6 +44,9 @@ def check_unpacked(path: str, filename: str) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = sorted(zf.infolist(), key=lambda info: info.header_offset)
             ends = [info.header_offset for info in infos[1:]] + [zf.start_dir]
+        if infos and infos[0].header_offset:
+            raise PublishError(f"{filename}: {infos[0].header_offset:,} bytes before its first member (hidden "
+                               "entries for a reader that streams the local headers); refused")
         total = 0
         with open(path, "rb") as f:
             for info, end in zip(infos, ends, strict=True):
@@ -59,26 +63,42 @@ def _refuse(filename: str, info, why: str):
 
 
 def _data_start(f, info, end: int, filename: str) -> int:
-    """Where ``info``'s data start, once its local header agrees with the central directory and its data end
-    before ``end`` (the next member's header or the central directory)."""
+    """Where ``info``'s data start, once its local header agrees with the central directory (name, method,
+    flags; CRC and sizes, or a data descriptor after the data that gives them) and its entry ends exactly at
+    ``end``, the next member's header or the central directory: no bytes between entries for a reader that
+    streams the local headers to find, and no overlap."""
     f.seek(info.header_offset)
     header = f.read(30)
     if len(header) < 30 or header[:4] != b"PK\x03\x04":
         _refuse(filename, info, "has no local header")
     flags, method, _, _, crc, packed, unpacked, name_length, extra_length = struct.unpack_from("<HHHHIIIHH",
                                                                                              header, 6)
-    if method != info.compress_type or f.read(name_length) != info.orig_filename.encode(
-            "utf-8" if info.flag_bits & 0x800 else "cp437"):
-        _refuse(filename, info, "has a local header that names another file or method than the central directory")
-    if method not in (_STORED, _DEFLATED):
-        _refuse(filename, info, f"is compressed with method {method} (a wheel's members are stored or deflated)")
-    if not flags & _DESCRIPTOR and (crc != info.CRC or packed not in (info.compress_size, 0xFFFFFFFF)
-                                    or unpacked not in (info.file_size, 0xFFFFFFFF)):
-        _refuse(filename, info, "has a local header whose CRC or sizes differ from the central directory's")
+    if method != info.compress_type or flags & _FLAGS != info.flag_bits & _FLAGS or f.read(name_length) != (
+            info.orig_filename.encode("utf-8" if info.flag_bits & _UTF8 else "cp437")):
+        _refuse(filename, info, "has a local header that names another file, method or flags than the central "
+                                "directory")
+    if method not in (_STORED, _DEFLATED) or flags & _ENCRYPTED:
+        _refuse(filename, info, f"is compressed with method {method} or encrypted (a wheel's members are stored or "
+                                "deflated)")
     start = info.header_offset + 30 + name_length + extra_length
-    if start + info.compress_size > end:
+    stop = start + info.compress_size
+    if flags & _DESCRIPTOR:
+        if method == _STORED:
+            _refuse(filename, info, "is stored with a data descriptor (its end cannot be found by streaming)")
+        f.seek(stop)
+        tail = f.read(16)
+        if tail[:4] == b"PK\x07\x08":
+            tail, stop = tail[4:], stop + 4
+        if len(tail) < 12 or struct.unpack_from("<III", tail) != (info.CRC, info.compress_size, info.file_size):
+            _refuse(filename, info, "has a data descriptor that differs from the central directory")
+        stop += 12
+    elif (crc, packed, unpacked) != (info.CRC, info.compress_size, info.file_size):
+        _refuse(filename, info, "has a local header whose CRC or sizes differ from the central directory's")
+    if stop > end:
         _refuse(filename, info, "claims compressed bytes that run into the next member (overlapping members: "
                                 "a zip bomb)")
+    if stop < end:
+        _refuse(filename, info, f"is followed by {end - stop:,} bytes that belong to no member (hidden entries)")
     return start
 
 
