@@ -221,3 +221,39 @@ def test_a_stored_member_with_a_data_descriptor_or_other_flags_locally_is_refuse
         with pytest.raises(PublishError) as caught:
             publish([str(wheel)], str(tmp_path / "index"))
         assert expected in str(caught.value)
+
+
+def _rename(wheel, old: str, new: str) -> None:
+    """Rename a member in both of its headers (the same length)."""
+    assert len(old) == len(new)
+    wheel.write_bytes(wheel.read_bytes().replace(old.encode(), new.encode()))
+
+
+@pytest.mark.parametrize("case", ["nul", "folder", "unicode-path", "comment"])
+def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, case):
+    """A NUL in a name (zipfile cuts it there), a folder that holds data, a second name in a Unicode path
+    extra field (Python 3.12+ reads it, 3.11 does not), bytes after the End Of Central Directory record."""
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/a.py": b"x = 1\n"})
+    assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
+    wheel = _wheel(tmp_path / case, "1.1", {"agentos_env_evil/aQb.py": b"x = 1\n"})
+    if case == "nul":
+        _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/a\x00b.py")
+        expected = "has a NUL byte in its name"
+    elif case == "folder":
+        _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/aQb.p/")
+        expected = "is a folder that holds data"
+    elif case == "unicode-path":
+        other = b"agentos_env_evil-1.1.dist-info/entry_points.txt"
+        info = zipfile.ZipInfo("agentos_env_evil/notes.txt", (2020, 2, 2, 0, 0, 0))
+        block = b"\x01" + struct.pack("<I", zlib.crc32(info.filename.encode())) + other
+        info.extra = struct.pack("<HH", 0x7075, len(block)) + block
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr(info, b"[agentos.environment]\nsomeone_elses = agentos_env_evil:Thing\n")
+        expected = "has a Unicode path extra field"
+    else:
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.comment = b"a comment"
+        expected = "End Of Central Directory record is not its last 22 bytes"
+    with pytest.raises(PublishError) as caught:
+        publish([str(wheel)], str(tmp_path / "index"))
+    assert expected in str(caught.value) and "\n" not in str(caught.value)

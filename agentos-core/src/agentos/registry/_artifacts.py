@@ -119,22 +119,16 @@ def _open_zip(path: str, filename: str):
 
 
 def _zip_check(zf, filename: str) -> None:
-    """Refuse absolute or ``..`` member paths, members neither stored nor deflated, and members whose
-    compression ratio is a zip bomb's, and names that appear twice."""
-    import unicodedata
+    """Refuse absolute or ``..`` member paths, members neither stored nor deflated (before any is read), and
+    members whose compression ratio is a zip bomb's (names read two ways: :mod:`._unpacked`)."""
     import zipfile
 
     from ._limits import MAX_MEMBERS
 
     if len(zf.infolist()) > MAX_MEMBERS:  # a record that understates its count
         raise PublishError(f"{filename}: more than {MAX_MEMBERS} members; refused")
-    seen = set()
     for info in zf.infolist():
         name = info.filename
-        key = unicodedata.normalize("NFC", name).casefold()
-        if key in seen:  # zipfile reads the last of two, a streaming installer may keep the first
-            raise PublishError(f"{filename}: member {name[:80]!r} appears twice (ignoring case); refused")
-        seen.add(key)
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             # zipfile inflates bzip2 and lzma without a bound on each step: a few bytes could ask for gigabytes
             raise PublishError(f"{filename}: {name[:80]} is compressed with method {info.compress_type} "

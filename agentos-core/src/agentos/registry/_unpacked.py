@@ -44,9 +44,12 @@ def check_unpacked(path: str, filename: str) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = sorted(zf.infolist(), key=lambda info: info.header_offset)
             ends = [info.header_offset for info in infos[1:]] + [zf.start_dir]
+            start_dir = zf.start_dir
         if infos and infos[0].header_offset:
             raise PublishError(f"{filename}: {infos[0].header_offset:,} bytes before its first member (hidden "
                                "entries for a reader that streams the local headers); refused")
+        _check_end(path, size, start_dir, filename)
+        _check_names(infos, filename)
         total = 0
         with open(path, "rb") as f:
             for info, end in zip(infos, ends, strict=True):
@@ -56,6 +59,55 @@ def check_unpacked(path: str, filename: str) -> None:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to read an untrusted archive is a refusal
         raise PublishError(f"{filename}: malformed wheel ({type(exc).__name__}: {str(exc)[:120]}); refused") from None
+
+
+def _check_end(path: str, size: int, start_dir: int, filename: str) -> None:
+    """The End Of Central Directory record is the file's last 22 bytes (no comment) and names the central
+    directory that :mod:`zipfile` read; between that directory and the record, only the zip64 record and
+    its locator (readers that follow the 32-bit record and readers that follow zip64 see one directory)."""
+    with open(path, "rb") as f:
+        f.seek(max(size - 22 - 76, 0))
+        tail = f.read()
+    record = tail[-22:]
+    if len(record) < 22 or record[:4] != b"PK\x05\x06" or struct.unpack_from("<H", record, 20)[0]:
+        raise PublishError(f"{filename}: its End Of Central Directory record is not its last 22 bytes (a comment "
+                           "or bytes after it); refused")
+    directory_size, directory_offset = struct.unpack_from("<II", record, 12)
+    between = size - 22 - (start_dir + directory_size) if directory_size != 0xFFFFFFFF else None
+    if directory_offset != 0xFFFFFFFF and directory_offset != start_dir:
+        raise PublishError(f"{filename}: its zip64 and 32-bit records name different central directories; refused")
+    if between not in (0, 76, None) or between == 76 and tail[-98:-94] != b"PK\x06\x06":
+        raise PublishError(f"{filename}: bytes between its central directory and its end record; refused")
+
+
+def _check_names(infos, filename: str) -> None:
+    """No name twice (ignoring case: zipfile reads the last of two, a streaming installer may keep the first),
+    none with a NUL byte (zipfile cuts a name there, other readers may not), no folder that holds data."""
+    import unicodedata
+
+    seen = set()
+    for info in infos:
+        key = unicodedata.normalize("NFC", info.filename).casefold()
+        if key in seen:
+            raise PublishError(f"{filename}: member {info.filename[:80]!r} appears twice (ignoring case); refused")
+        seen.add(key)
+        if "\x00" in info.orig_filename:
+            _refuse(filename, info, "has a NUL byte in its name")
+        if info.filename.endswith("/") and info.file_size:
+            _refuse(filename, info, "is a folder that holds data")
+
+
+def _extra_ids(extra: bytes) -> list[int]:
+    """The header ids of an extra field's blocks."""
+    ids, at = [], 0
+    while at + 4 <= len(extra):
+        block, length = struct.unpack_from("<HH", extra, at)
+        ids.append(block)
+        at += 4 + length
+    return ids
+
+
+_UNICODE_PATH = 0x7075  # Info-ZIP's second name for a member: Python 3.12+ reads it, 3.11 and others do not
 
 
 def _refuse(filename: str, info, why: str):
@@ -80,6 +132,8 @@ def _data_start(f, info, end: int, filename: str) -> int:
     if method not in (_STORED, _DEFLATED) or flags & _ENCRYPTED:
         _refuse(filename, info, f"is compressed with method {method} or encrypted (a wheel's members are stored or "
                                 "deflated)")
+    if _UNICODE_PATH in _extra_ids(info.extra) + _extra_ids(f.read(extra_length)):
+        _refuse(filename, info, "has a Unicode path extra field (a second name that some readers use)")
     start = info.header_offset + 30 + name_length + extra_length
     stop = start + info.compress_size
     if flags & _DESCRIPTOR:
