@@ -225,20 +225,28 @@ def test_a_stored_member_with_a_data_descriptor_or_other_flags_locally_is_refuse
 
 def _rename(wheel, old: str, new: str) -> None:
     """Rename a member in both of its headers (the same length)."""
-    assert len(old) == len(new)
+    assert len(old.encode()) == len(new.encode())
     wheel.write_bytes(wheel.read_bytes().replace(old.encode(), new.encode()))
 
 
-@pytest.mark.parametrize("case", ["nul", "folder", "unicode-path", "comment"])
+@pytest.mark.parametrize("case", ["nul", "backslash", "cp437", "folder", "unicode-path", "comment", "count"])
 def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, case):
-    """A NUL in a name (zipfile cuts it there), a folder that holds data, a second name in a Unicode path
-    extra field (Python 3.12+ reads it, 3.11 does not), bytes after the End Of Central Directory record."""
+    """A NUL in a name (zipfile cuts it there), a backslash (a folder on Windows), non-ASCII bytes without the
+    UTF-8 flag (cp437 to zipfile, UTF-8 to unzip), a folder that holds data, a second name in a Unicode path
+    extra field (Python 3.12+ reads it, 3.11 does not), bytes after the End Of Central Directory record, a
+    member count that is not the directory's."""
     twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/a.py": b"x = 1\n"})
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
     wheel = _wheel(tmp_path / case, "1.1", {"agentos_env_evil/aQb.py": b"x = 1\n"})
     if case == "nul":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/a\x00b.py")
-        expected = "has a NUL byte in its name"
+        expected = "has a NUL byte or a backslash in its name"
+    elif case == "backslash":
+        _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil\\aQb.py")
+        expected = "has a NUL byte or a backslash in its name"
+    elif case == "cp437":
+        _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/\xe9b.py")  # é: two bytes for "aQ"
+        expected = "neither ASCII nor flagged UTF-8"
     elif case == "folder":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/aQb.p/")
         expected = "is a folder that holds data"
@@ -250,10 +258,15 @@ def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, c
         with zipfile.ZipFile(wheel, "a") as zf:
             zf.writestr(info, b"[agentos.environment]\nsomeone_elses = agentos_env_evil:Thing\n")
         expected = "has a Unicode path extra field"
-    else:
+    elif case == "comment":
         with zipfile.ZipFile(wheel, "a") as zf:
             zf.comment = b"a comment"
         expected = "End Of Central Directory record is not its last 22 bytes"
+    else:
+        raw = bytearray(wheel.read_bytes())
+        struct.pack_into("<HH", raw, len(raw) - 22 + 8, 5, 5)  # six members
+        wheel.write_bytes(bytes(raw))
+        expected = "its End Of Central Directory record counts 5 members, not 6"
     with pytest.raises(PublishError) as caught:
         publish([str(wheel)], str(tmp_path / "index"))
     assert expected in str(caught.value) and "\n" not in str(caught.value)

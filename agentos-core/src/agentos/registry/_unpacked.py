@@ -48,7 +48,7 @@ def check_unpacked(path: str, filename: str) -> None:
         if infos and infos[0].header_offset:
             raise PublishError(f"{filename}: {infos[0].header_offset:,} bytes before its first member (hidden "
                                "entries for a reader that streams the local headers); refused")
-        _check_end(path, size, start_dir, filename)
+        _check_end(path, size, start_dir, len(infos), filename)
         _check_names(infos, filename)
         total = 0
         with open(path, "rb") as f:
@@ -61,7 +61,7 @@ def check_unpacked(path: str, filename: str) -> None:
         raise PublishError(f"{filename}: malformed wheel ({type(exc).__name__}: {str(exc)[:120]}); refused") from None
 
 
-def _check_end(path: str, size: int, start_dir: int, filename: str) -> None:
+def _check_end(path: str, size: int, start_dir: int, count: int, filename: str) -> None:
     """The End Of Central Directory record is the file's last 22 bytes (no comment) and names the central
     directory that :mod:`zipfile` read; between that directory and the record, only the zip64 record and
     its locator (readers that follow the 32-bit record and readers that follow zip64 see one directory)."""
@@ -72,6 +72,10 @@ def _check_end(path: str, size: int, start_dir: int, filename: str) -> None:
     if len(record) < 22 or record[:4] != b"PK\x05\x06" or struct.unpack_from("<H", record, 20)[0]:
         raise PublishError(f"{filename}: its End Of Central Directory record is not its last 22 bytes (a comment "
                            "or bytes after it); refused")
+    entries_here, entries = struct.unpack_from("<HH", record, 8)
+    if entries != 0xFFFF and (entries != count or entries_here != count):
+        raise PublishError(f"{filename}: its End Of Central Directory record counts {entries} members, not {count}; "
+                           "refused")
     directory_size, directory_offset = struct.unpack_from("<II", record, 12)
     between = size - 22 - (start_dir + directory_size) if directory_size != 0xFFFFFFFF else None
     if directory_offset != 0xFFFFFFFF and directory_offset != start_dir:
@@ -91,8 +95,10 @@ def _check_names(infos, filename: str) -> None:
         if key in seen:
             raise PublishError(f"{filename}: member {info.filename[:80]!r} appears twice (ignoring case); refused")
         seen.add(key)
-        if "\x00" in info.orig_filename:
-            _refuse(filename, info, "has a NUL byte in its name")
+        if "\x00" in info.orig_filename or "\\" in info.orig_filename:  # zipfile cuts at a NUL; Windows reads \ as /
+            _refuse(filename, info, "has a NUL byte or a backslash in its name")
+        if not info.flag_bits & _UTF8 and not info.orig_filename.isascii():
+            _refuse(filename, info, "has a name that is neither ASCII nor flagged UTF-8 (readers decode it apart)")
         if info.filename.endswith("/") and info.file_size:
             _refuse(filename, info, "is a folder that holds data")
 
@@ -108,6 +114,7 @@ def _extra_ids(extra: bytes) -> list[int]:
 
 
 _UNICODE_PATH = 0x7075  # Info-ZIP's second name for a member: Python 3.12+ reads it, 3.11 and others do not
+_ZIP64 = 0x0001
 
 
 def _refuse(filename: str, info, why: str):
@@ -132,8 +139,11 @@ def _data_start(f, info, end: int, filename: str) -> int:
     if method not in (_STORED, _DEFLATED) or flags & _ENCRYPTED:
         _refuse(filename, info, f"is compressed with method {method} or encrypted (a wheel's members are stored or "
                                 "deflated)")
-    if _UNICODE_PATH in _extra_ids(info.extra) + _extra_ids(f.read(extra_length)):
+    local_extra = _extra_ids(f.read(extra_length))
+    if _UNICODE_PATH in _extra_ids(info.extra) + local_extra:
         _refuse(filename, info, "has a Unicode path extra field (a second name that some readers use)")
+    if flags & _DESCRIPTOR and _ZIP64 in local_extra:  # its descriptor could be read as 12 bytes or as 20
+        _refuse(filename, info, "has a data descriptor and a zip64 extra field")
     start = info.header_offset + 30 + name_length + extra_length
     stop = start + info.compress_size
     if flags & _DESCRIPTOR:
