@@ -39,18 +39,21 @@ def _wheel(folder, version: str, extra: dict[str, bytes], compress: bool = True)
 
 
 def test_weights_under_any_spelling_of_their_path_are_bounded(tmp_path, monkeypatch):
-    """``pkg/./weights.safetensors`` installs where ``pkg/weights.safetensors`` does: the per-file bound applies
-    to every member of every wheel, whatever its name."""
+    """``pkg-V.data/purelib/pkg/weights.safetensors`` installs where ``pkg/weights.safetensors`` does: the per-file
+    bound applies to every member of every wheel, whatever its name; ``pkg/./w`` and ``pkg//w`` (``pkg/w`` to
+    some readers, a second copy beside it) are refused as names."""
     monkeypatch.setattr(_limits, "MAX_UNPACKED_FILE", 5000)
-    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil/./weights.safetensors": b"w" * 5000})
+    twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil-1.0.data/purelib/agentos_env_evil/w.bin": b"w" * 5000})
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
-    for number, name in enumerate(["agentos_env_evil/./weights.safetensors", "agentos_env_evil//weights.safetensors",
-                                   "agentos_env_evil-2.0.data/purelib/agentos_env_evil/weights.safetensors"]):
+    too_large, bad_name = "unpacks to more than 5,000 bytes, the per-file limit", "has an empty or '.' part in its path"
+    cases = [("agentos_env_evil-2.0.data/purelib/agentos_env_evil/weights.safetensors", too_large),
+             ("agentos_env_evil/weights.safetensors", too_large),
+             ("agentos_env_evil/./weights.safetensors", bad_name), ("agentos_env_evil//weights.safetensors", bad_name)]
+    for number, (name, expected) in enumerate(cases):
         wheel = _wheel(tmp_path / str(number), f"2.{number}", {name: b"w" * 5001})
         with pytest.raises(PublishError) as caught:
             publish([str(wheel)], str(tmp_path / "index"))
-        assert "unpacks to more than 5,000 bytes, the per-file limit" in str(caught.value)
-        assert "\n" not in str(caught.value)
+        assert expected in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_a_member_whose_compressed_size_runs_into_the_next_is_refused(tmp_path):
@@ -229,7 +232,8 @@ def _rename(wheel, old: str, new: str) -> None:
     wheel.write_bytes(wheel.read_bytes().replace(old.encode(), new.encode()))
 
 
-@pytest.mark.parametrize("case", ["nul", "backslash", "cp437", "folder", "unicode-path", "comment", "count"])
+@pytest.mark.parametrize("case", ["nul", "backslash", "cp437", "folder", "unicode-path", "comment", "count",
+                                  "between"])
 def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, case):
     """A NUL in a name (zipfile cuts it there), a backslash (a folder on Windows), non-ASCII bytes without the
     UTF-8 flag (cp437 to zipfile, UTF-8 to unzip), a folder that holds data, a second name in a Unicode path
@@ -262,11 +266,18 @@ def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, c
         with zipfile.ZipFile(wheel, "a") as zf:
             zf.comment = b"a comment"
         expected = "End Of Central Directory record is not its last 22 bytes"
-    else:
+    elif case == "count":
         raw = bytearray(wheel.read_bytes())
         struct.pack_into("<HH", raw, len(raw) - 22 + 8, 5, 5)  # six members
         wheel.write_bytes(bytes(raw))
         expected = "its End Of Central Directory record counts 5 members, not 6"
+    else:  # a zip64 record and locator (whose offset readers follow differently) before the 32-bit record
+        raw = wheel.read_bytes()
+        _, _, _, _, count, size, offset, _ = struct.unpack("<IHHHHIIH", raw[-22:])
+        record = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, count, count, size, offset)
+        locator = struct.pack("<IIQI", 0x07064B50, 0, len(raw) - 22, 1)
+        wheel.write_bytes(raw[:-22] + record + locator + raw[-22:])
+        expected = "does not name the central directory right before it"
     with pytest.raises(PublishError) as caught:
         publish([str(wheel)], str(tmp_path / "index"))
     assert expected in str(caught.value) and "\n" not in str(caught.value)

@@ -62,26 +62,22 @@ def check_unpacked(path: str, filename: str) -> None:
 
 
 def _check_end(path: str, size: int, start_dir: int, count: int, filename: str) -> None:
-    """The End Of Central Directory record is the file's last 22 bytes (no comment) and names the central
-    directory that :mod:`zipfile` read; between that directory and the record, only the zip64 record and
-    its locator (readers that follow the 32-bit record and readers that follow zip64 see one directory)."""
+    """The End Of Central Directory record is the file's last 22 bytes (no comment), right after the central
+    directory that :mod:`zipfile` read, counting its members. No zip64 record: a wheel within the bounds never
+    needs one, and readers follow its locator differently (a second directory hidden inside a member)."""
     with open(path, "rb") as f:
-        f.seek(max(size - 22 - 76, 0))
-        tail = f.read()
-    record = tail[-22:]
+        f.seek(max(size - 22, 0))
+        record = f.read()
     if len(record) < 22 or record[:4] != b"PK\x05\x06" or struct.unpack_from("<H", record, 20)[0]:
         raise PublishError(f"{filename}: its End Of Central Directory record is not its last 22 bytes (a comment "
                            "or bytes after it); refused")
-    entries_here, entries = struct.unpack_from("<HH", record, 8)
-    if entries != 0xFFFF and (entries != count or entries_here != count):
+    entries_here, entries, directory_size, directory_offset = struct.unpack_from("<HHII", record, 8)
+    if entries != count or entries_here != count:
         raise PublishError(f"{filename}: its End Of Central Directory record counts {entries} members, not {count}; "
                            "refused")
-    directory_size, directory_offset = struct.unpack_from("<II", record, 12)
-    between = size - 22 - (start_dir + directory_size) if directory_size != 0xFFFFFFFF else None
-    if directory_offset != 0xFFFFFFFF and directory_offset != start_dir:
-        raise PublishError(f"{filename}: its zip64 and 32-bit records name different central directories; refused")
-    if between not in (0, 76, None) or between == 76 and tail[-98:-94] != b"PK\x06\x06":
-        raise PublishError(f"{filename}: bytes between its central directory and its end record; refused")
+    if directory_offset != start_dir or start_dir + directory_size != size - 22:
+        raise PublishError(f"{filename}: its End Of Central Directory record does not name the central directory "
+                           "right before it (zip64 records or bytes between); refused")
 
 
 def _check_names(infos, filename: str) -> None:
@@ -95,6 +91,9 @@ def _check_names(infos, filename: str) -> None:
         if key in seen:
             raise PublishError(f"{filename}: member {info.filename[:80]!r} appears twice (ignoring case); refused")
         seen.add(key)
+        parts = info.filename.split("/")
+        if "" in parts[:-1] or "." in parts:  # a/./b and a//b are a/b to some readers
+            _refuse(filename, info, "has an empty or '.' part in its path")
         if "\x00" in info.orig_filename or "\\" in info.orig_filename:  # zipfile cuts at a NUL; Windows reads \ as /
             _refuse(filename, info, "has a NUL byte or a backslash in its name")
         if not info.flag_bits & _UTF8 and not info.orig_filename.isascii():
