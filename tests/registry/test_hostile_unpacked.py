@@ -45,7 +45,7 @@ def test_weights_under_any_spelling_of_their_path_are_bounded(tmp_path, monkeypa
     monkeypatch.setattr(_limits, "MAX_UNPACKED_FILE", 5000)
     twin = _wheel(tmp_path / "ok", "1.0", {"agentos_env_evil-1.0.data/purelib/agentos_env_evil/w.bin": b"w" * 5000})
     assert publish([str(twin)], str(tmp_path / "index"))[0]["status"] == "published"
-    too_large, bad_name = "unpacks to more than 5,000 bytes, the per-file limit", "has an empty or '.' part in its path"
+    too_large, bad_name = "unpacks to more than 5,000 bytes, the per-file limit", "has an empty or '.' part"
     cases = [("agentos_env_evil-2.0.data/purelib/agentos_env_evil/weights.safetensors", too_large),
              ("agentos_env_evil/weights.safetensors", too_large),
              ("agentos_env_evil/./weights.safetensors", bad_name), ("agentos_env_evil//weights.safetensors", bad_name)]
@@ -232,8 +232,8 @@ def _rename(wheel, old: str, new: str) -> None:
     wheel.write_bytes(wheel.read_bytes().replace(old.encode(), new.encode()))
 
 
-@pytest.mark.parametrize("case", ["nul", "backslash", "cp437", "folder", "unicode-path", "comment", "count",
-                                  "between"])
+@pytest.mark.parametrize("case", ["nul", "backslash", "trailing-dot", "symlink", "metadata-case", "file-and-folder",
+                                  "cp437", "folder", "unicode-path", "comment", "count", "between"])
 def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, case):
     """A NUL in a name (zipfile cuts it there), a backslash (a folder on Windows), non-ASCII bytes without the
     UTF-8 flag (cp437 to zipfile, UTF-8 to unzip), a folder that holds data, a second name in a Unicode path
@@ -244,10 +244,27 @@ def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, c
     wheel = _wheel(tmp_path / case, "1.1", {"agentos_env_evil/aQb.py": b"x = 1\n"})
     if case == "nul":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/a\x00b.py")
-        expected = "has a NUL byte or a backslash in its name"
+        expected = "with control characters"
     elif case == "backslash":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil\\aQb.py")
-        expected = "has a NUL byte or a backslash in its name"
+        expected = "has a backslash or a colon in its name"
+    elif case == "trailing-dot":
+        _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/ab.py.")
+        expected = "a part ending in a dot or a space (dropped on Windows)"
+    elif case == "symlink":
+        info = zipfile.ZipInfo("agentos_env_evil/link.py", (2020, 2, 2, 0, 0, 0))
+        info.create_system, info.external_attr = 3, 0o120777 << 16
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr(info, "/etc/passwd")
+        expected = "is a symlink or a special file"
+    elif case == "metadata-case":
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr("agentos_env_evil-1.1.dist-info/Top_Level.txt", "agentos_env_evil\n")
+        expected = "is a metadata file spelled in another case"
+    elif case == "file-and-folder":
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr("agentos_env_evil/aQb.py/inner.py", "x = 2\n")
+        expected = "is a file and a folder of other members"
     elif case == "cp437":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/\xe9b.py")  # é: two bytes for "aQ"
         expected = "neither ASCII nor flagged UTF-8"

@@ -24,6 +24,7 @@ import zlib
 
 from ..errors import PublishError
 from . import _limits
+from ._member_names import check_member_names
 
 _CHUNK = 1 << 16
 _STORED, _DEFLATED = 0, 8
@@ -49,7 +50,7 @@ def check_unpacked(path: str, filename: str) -> None:
             raise PublishError(f"{filename}: {infos[0].header_offset:,} bytes before its first member (hidden "
                                "entries for a reader that streams the local headers); refused")
         _check_end(path, size, start_dir, len(infos), filename)
-        _check_names(infos, filename)
+        check_member_names(infos, filename)
         total = 0
         with open(path, "rb") as f:
             for info, end in zip(infos, ends, strict=True):
@@ -78,28 +79,6 @@ def _check_end(path: str, size: int, start_dir: int, count: int, filename: str) 
     if directory_offset != start_dir or start_dir + directory_size != size - 22:
         raise PublishError(f"{filename}: its End Of Central Directory record does not name the central directory "
                            "right before it (zip64 records or bytes between); refused")
-
-
-def _check_names(infos, filename: str) -> None:
-    """No name twice (ignoring case: zipfile reads the last of two, a streaming installer may keep the first),
-    none with a NUL byte (zipfile cuts a name there, other readers may not), no folder that holds data."""
-    import unicodedata
-
-    seen = set()
-    for info in infos:
-        key = unicodedata.normalize("NFC", info.filename).casefold()
-        if key in seen:
-            raise PublishError(f"{filename}: member {info.filename[:80]!r} appears twice (ignoring case); refused")
-        seen.add(key)
-        parts = info.filename.split("/")
-        if "" in parts[:-1] or "." in parts:  # a/./b and a//b are a/b to some readers
-            _refuse(filename, info, "has an empty or '.' part in its path")
-        if "\x00" in info.orig_filename or "\\" in info.orig_filename:  # zipfile cuts at a NUL; Windows reads \ as /
-            _refuse(filename, info, "has a NUL byte or a backslash in its name")
-        if not info.flag_bits & _UTF8 and not info.orig_filename.isascii():
-            _refuse(filename, info, "has a name that is neither ASCII nor flagged UTF-8 (readers decode it apart)")
-        if info.filename.endswith("/") and info.file_size:
-            _refuse(filename, info, "is a folder that holds data")
 
 
 def _extra_ids(extra: bytes) -> list[int]:
