@@ -203,7 +203,7 @@ def test_names_that_appear_twice_are_refused(tmp_path):
         zf.writestr(zipfile.ZipInfo("agentos_env_evil/A.py", (2020, 2, 2, 0, 0, 0)), b"honest = 1\n")
     with pytest.raises(PublishError) as caught:
         publish([str(wheel)], str(tmp_path / "index"))
-    assert "member 'agentos_env_evil/A.py' appears twice (ignoring case)" in str(caught.value)
+    assert "member 'agentos_env_evil/A.py' lands on another member's path (ignoring case" in str(caught.value)
 
 
 def test_a_stored_member_with_a_data_descriptor_or_other_flags_locally_is_refused(tmp_path):
@@ -233,7 +233,8 @@ def _rename(wheel, old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize("case", ["nul", "backslash", "trailing-dot", "symlink", "metadata-case", "file-and-folder",
-                                  "cp437", "folder", "unicode-path", "comment", "count", "between"])
+                                  "purelib", "site-packages", "short-name", "zero-width", "device", "cp437", "folder",
+                                  "unicode-path", "comment", "count", "between"])
 def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, case):
     """A NUL in a name (zipfile cuts it there), a backslash (a folder on Windows), non-ASCII bytes without the
     UTF-8 flag (cp437 to zipfile, UTF-8 to unzip), a folder that holds data, a second name in a Unicode path
@@ -265,6 +266,23 @@ def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, c
         with zipfile.ZipFile(wheel, "a") as zf:
             zf.writestr("agentos_env_evil/aQb.py/inner.py", "x = 2\n")
         expected = "is a file and a folder of other members"
+    elif case in ("purelib", "site-packages"):  # installed over the wheel's own agentos_env_evil/aQb.py
+        folder = "purelib" if case == "purelib" else "data/lib/python3.11/site-packages"
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr(f"agentos_env_evil-1.1.data/{folder}/agentos_env_evil/aQb.py", "import os\n")
+        expected = "lands on another member's path"
+    elif case == "short-name":
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr("agentos_env_evil-1.1.dist-info/ENTRY_~1.TXT", "[agentos.environment]\nx = y:Z\n")
+        expected = "as a short name"
+    elif case == "zero-width":
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr("agentos_env_evil/a\u200cQb.py", "import os\n")
+        expected = "has an invisible (format) character"
+    elif case == "device":
+        with zipfile.ZipFile(wheel, "a") as zf:
+            zf.writestr("agentos_env_evil/CON.py", "x = 1\n")
+        expected = "Windows reads as a device"
     elif case == "cp437":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/\xe9b.py")  # é: two bytes for "aQ"
         expected = "neither ASCII nor flagged UTF-8"
