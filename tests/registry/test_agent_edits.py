@@ -51,7 +51,9 @@ def test_a_failed_pip_leaves_nothing_behind(core_venv, tmp_path):  # issue 8 poi
     venv = core_venv("pip-fails")
     members = wheel_members("agentos-env-broken", "1.0")
     members["agentos_env_broken/zz/__init__.py"] = ""
-    members["agentos_env_broken/zz/__init__.py/x.py"] = ""  # pip fails half-way: a file where a folder goes
+    # pip fails half-way: it writes the top-level files, then refuses a .data folder that is no install scheme
+    # (a file where a folder goes did the same, but the index now refuses such a wheel itself)
+    members["agentos_env_broken-1.0.data/no_scheme/x.txt"] = ""
     info = "agentos_env_broken-1.0.dist-info"
     members[f"{info}/RECORD"] = "".join(f"{m},,\n" for m in members if not m.endswith("RECORD"))
     wheel = raw_wheel(tmp_path / "w" / "agentos_env_broken-1.0-py3-none-any.whl", members)
