@@ -232,6 +232,22 @@ def _rename(wheel, old: str, new: str) -> None:
     wheel.write_bytes(wheel.read_bytes().replace(old.encode(), new.encode()))
 
 
+#: a member appended to an honest wheel, and the refusal it gets
+ADDED = {
+    "metadata-case": ("agentos_env_evil-1.1.dist-info/Top_Level.txt", "agentos_env_evil\n",
+                      "is a metadata file spelled in another case"),
+    "file-and-folder": ("agentos_env_evil/aQb.py/inner.py", "x = 2\n", "is a file and a folder of other members"),
+    "purelib": ("agentos_env_evil-1.1.data/purelib/agentos_env_evil/aQb.py", "import os\n",
+                "lands on another member's path"),  # installed over the wheel's own agentos_env_evil/aQb.py
+    "site-packages": ("agentos_env_evil-1.1.data/data/lib/python3.11/site-packages/agentos_env_evil/aQb.py",
+                      "import os\n", "lands on another member's path"),
+    "short-name": ("agentos_env_evil-1.1.dist-info/ENTRY_~1.TXT", "[agentos.environment]\nx = y:Z\n",
+                   "as a short name"),
+    "zero-width": ("agentos_env_evil/a\u200cQb.py", "import os\n", "has an invisible (format) character"),
+    "device": ("agentos_env_evil/CON.py", "x = 1\n", "Windows reads as a device"),
+}
+
+
 @pytest.mark.parametrize("case", ["nul", "backslash", "trailing-dot", "symlink", "metadata-case", "file-and-folder",
                                   "purelib", "site-packages", "short-name", "zero-width", "device", "cp437", "folder",
                                   "unicode-path", "comment", "count", "between"])
@@ -258,31 +274,10 @@ def test_names_and_records_that_readers_take_differently_are_refused(tmp_path, c
         with zipfile.ZipFile(wheel, "a") as zf:
             zf.writestr(info, "/etc/passwd")
         expected = "is a symlink or a special file"
-    elif case == "metadata-case":
+    elif case in ADDED:  # one more member, appended as it is
+        member, data, expected = ADDED[case]
         with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr("agentos_env_evil-1.1.dist-info/Top_Level.txt", "agentos_env_evil\n")
-        expected = "is a metadata file spelled in another case"
-    elif case == "file-and-folder":
-        with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr("agentos_env_evil/aQb.py/inner.py", "x = 2\n")
-        expected = "is a file and a folder of other members"
-    elif case in ("purelib", "site-packages"):  # installed over the wheel's own agentos_env_evil/aQb.py
-        folder = "purelib" if case == "purelib" else "data/lib/python3.11/site-packages"
-        with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr(f"agentos_env_evil-1.1.data/{folder}/agentos_env_evil/aQb.py", "import os\n")
-        expected = "lands on another member's path"
-    elif case == "short-name":
-        with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr("agentos_env_evil-1.1.dist-info/ENTRY_~1.TXT", "[agentos.environment]\nx = y:Z\n")
-        expected = "as a short name"
-    elif case == "zero-width":
-        with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr("agentos_env_evil/a\u200cQb.py", "import os\n")
-        expected = "has an invisible (format) character"
-    elif case == "device":
-        with zipfile.ZipFile(wheel, "a") as zf:
-            zf.writestr("agentos_env_evil/CON.py", "x = 1\n")
-        expected = "Windows reads as a device"
+            zf.writestr(member, data)
     elif case == "cp437":
         _rename(wheel, "agentos_env_evil/aQb.py", "agentos_env_evil/\xe9b.py")  # é: two bytes for "aQ"
         expected = "neither ASCII nor flagged UTF-8"
