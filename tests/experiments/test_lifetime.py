@@ -88,3 +88,38 @@ def test_sigkill_of_the_client_leaves_no_worker_fork_server_or_tracker(running):
     proc.kill()
     proc.wait(timeout=30)
     assert _wait(lambda: not _group(pgid), 20), [open(f"/proc/{p}/cmdline").read()[:80] for p in _group(pgid)]
+
+
+HALF_SENT = """
+import multiprocessing, os, struct, sys, time
+from agentos.experiments import ProcessPool
+
+
+def half_sent(marker):
+    results = multiprocessing.current_process()._args[1]  # the pool's result queue, as CPython hands it over
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"x" * 100)  # 100 bytes of a 1 MiB result
+    open(marker, "w").close()
+    time.sleep(600)
+
+
+if __name__ == "__main__":
+    pool = ProcessPool(1)
+    pool.submit(half_sent, sys.argv[1])
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.05)
+    time.sleep(0.5)  # the pool's manager thread is now reading the rest, which never comes
+    pool.stop_workers()
+    pool.shutdown(wait=False, cancel_futures=True)
+    print("stopped", flush=True)
+"""
+
+
+def test_stopping_workers_ends_even_when_one_was_stopped_half_way_through_sending_its_result(tmp_path):
+    # A worker stopped while it sent its result left half a message in the pipe; the pool's manager thread
+    # waited for the rest for ever and the interpreter's exit joined it (a SIGTERM-ed tune hung after its
+    # "stopped by signal 15" line, 1 run in 2 here).
+    script = tmp_path / "half_sent.py"
+    script.write_text(HALF_SENT)
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "sent")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "stopped\n", proc.stderr

@@ -68,18 +68,41 @@ class ProcessPool(Executor):
 
     def stop_workers(self) -> None:
         """Stop the workers now (Ctrl-C): running trials are abandoned, not awaited."""
+        results = getattr(self._pool, "_result_queue", None)
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
         terminate = getattr(self._pool, "terminate_workers", None)  # Python 3.14
         if terminate is not None:
             terminate()
-            return
-        calls = getattr(self._pool, "_call_queue", None)
-        if calls is not None:  # its feeder may be blocked on a pipe no worker reads: never wait for it
-            calls.cancel_join_thread()  # (CPython gh-94777: the pool's exit joined it and hung)
-        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-            process.terminate()
+        else:
+            calls = getattr(self._pool, "_call_queue", None)
+            if calls is not None:  # its feeder may be blocked on a pipe no worker reads: never wait for it
+                calls.cancel_join_thread()  # (CPython gh-94777: the pool's exit joined it and hung)
+            for process in processes:
+                process.terminate()
+        _end_half_sent_results(processes, results)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def _end_half_sent_results(processes, results, grace: float = 5.0) -> None:
+    """Once the stopped workers are gone, close this process's end of their result pipe.
+
+    A worker stopped while sending its result leaves half a message in the pipe; the pool's manager
+    thread, reading it, would wait for the rest for ever (and the interpreter's exit joins that
+    thread: the CLI hung after "stopped by signal 15"). With no writer left the read ends (EOF)
+    and the manager marks the pool broken and exits."""
+    import time
+
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.exitcode is None:
+            process.kill()
+            process.join(1.0)
+    writer = getattr(results, "_writer", None)
+    if writer is not None and all(p.exitcode is not None for p in processes):
+        writer.close()
 
 
 class DaskExecutor(Executor):
