@@ -80,8 +80,10 @@ ORACLES = ["rl_zoo3==2.9.2"]
 
 
 #: How ``nox -s tests`` runs pytest: a worker per core (at most 4), each test file on one worker (its module
-#: fixtures made once), and no test longer than 10 minutes (a hang is one failure, named, not a stalled run).
-PYTEST_RUN = ["--numprocesses", "auto", "--maxprocesses", "4", "--dist", "loadfile", "--timeout", "600"]
+#: fixtures made once), no test longer than 10 minutes (a hang is one failure, named, not a stalled run), and
+#: the 20 slowest listed at the end (the whole run must stay under 25 minutes in CI).
+PYTEST_RUN = ["--numprocesses", "auto", "--maxprocesses", "4", "--dist", "loadfile", "--timeout", "600",
+              "--durations", "20"]
 
 
 def install_project(session: nox.Session) -> None:
