@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -281,6 +282,18 @@ def _latest_master(directory: str) -> str:
     raise SystemExit(f"no finished master run in {runs}")
 
 
+def _machine() -> str:
+    """This machine, as the figures of this run were measured on it: processor, cores, load before the run."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    return f"{model}, {os.cpu_count()} cores; load average before the run {load} (figures are wall times)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory")
@@ -307,7 +320,7 @@ def main() -> None:
     if os.path.isfile(args.json):
         with open(args.json) as handle:
             result = json.load(handle)
-    result["machine"] = "2-core AMD EPYC VM shared with 7 other jobs (figures are wall times under that load)"
+    result["machine"] = _machine()
 
     def save():
         _write_atomic(args.json, json.dumps(result, indent=2) + "\n")
